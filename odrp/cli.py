@@ -1,0 +1,252 @@
+"""The ``odrp`` command: solve, evaluate, generate, methods, schema.
+
+Bad input (a file, a field, a value) prints one line naming the file, the field and what was
+expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+from typing import Any
+
+from odrp.errors import InputError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "generate":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return args.handler(args, extra)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="odrp", description="Exact operator placement for stream processing, and heuristics against it."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("solve", help="solve an instance exactly or with a heuristic")
+    p.add_argument("file", help="instance JSON")
+    p.add_argument(
+        "--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)"
+    )
+    p.add_argument("--solver", default=None, help="highs (default) or cbc, for --method exact")
+    p.add_argument("--formulation", default=None, help="exact formulation, e.g. compact|paper for odrp")
+    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds")
+    p.add_argument("--mip-gap", type=float, default=None, metavar="G", help="relative MIP gap (default 1e-6)")
+    p.add_argument("--seed", type=int, default=0, help="seed of a randomised heuristic")
+    p.add_argument("--save", default=None, metavar="FILE", help="write the solution JSON to FILE")
+    p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
+    p.set_defaults(handler=_solve)
+
+    p = sub.add_parser("evaluate", help="re-score a solution with the problem's evaluator")
+    p.add_argument("file", help="instance JSON")
+    p.add_argument("solution", help="solution JSON (or a Result JSON from `odrp solve --json`)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_evaluate)
+
+    p = sub.add_parser("generate", help="print a generated instance; generator parameters as --name value")
+    p.add_argument("kind", help="problem kind, e.g. odrp")
+    p.add_argument("--generator", default=None, help="generator name (see `odrp generate KIND --list`)")
+    p.add_argument("--seed", type=int, default=None, help="generator seed (default: the generator's own)")
+    p.add_argument("--list", action="store_true", help="list the kind's generators and their parameters")
+    p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(handler=_generate)
+
+    p = sub.add_parser("methods", help="list every method and the kinds it applies to")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=_methods)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of a problem kind's instances")
+    p.add_argument("kind")
+    p.set_defaults(handler=_schema)
+    return parser
+
+
+# ------------------------------------------------------------------------------------ solve
+
+
+def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.io import load_instance
+    from odrp.methods import UnknownMethod, run_method
+    from odrp.solvers import DEFAULT_MIP_GAP
+
+    kind, instance = load_instance(args.file)
+    try:
+        result = run_method(
+            kind,
+            instance,
+            args.method,
+            solver=args.solver,
+            formulation=args.formulation,
+            time_limit=args.time_limit,
+            mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
+            seed=args.seed,
+        )
+    except UnknownMethod as error:
+        raise InputError("command line", "--method/--solver/--formulation", str(error)) from None
+    if args.save and result.solution is not None:
+        with open(args.save, "w") as handle:
+            json.dump(result.solution, handle, indent=1)
+    if args.json:
+        print(result.to_json())
+    else:
+        _print_result(result)
+    return 0
+
+
+def _print_result(result: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{result.problem} / {result.instance} / {result.method}", show_header=False)
+    for key in ("status", "objective", "bound", "gap", "runtime_s", "verified", "solver"):
+        value = getattr(result, key)
+        table.add_row(key, f"{value:.9g}" if isinstance(value, float) else str(value))
+    for key, value in result.metrics.items():
+        if key in ("method_stats",):
+            continue
+        table.add_row(key, _short(value))
+    if result.message:
+        table.add_row("message", result.message)
+    console.print(table)
+    if result.solution is not None:
+        console.print_json(json.dumps(result.solution))
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.9g}"
+    return json.dumps(value) if isinstance(value, dict | list) else str(value)
+
+
+# --------------------------------------------------------------------------------- evaluate
+
+
+def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.io import load_instance, read_solution
+
+    kind, instance = load_instance(args.file)
+    solution = read_solution(args.solution)
+    evaluation = kind.evaluate(instance, solution, args.solution)
+    out = {
+        "problem": kind.name,
+        "instance": getattr(instance, "name", "unnamed"),
+        "feasible": evaluation.feasible,
+        "objective": evaluation.objective,
+        "metrics": evaluation.metrics,
+        "violations": evaluation.violations,
+    }
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+    else:
+        for key, value in out.items():
+            print(f"{key:>10}: {_short(value)}")
+    return 0
+
+
+# --------------------------------------------------------------------------------- generate
+
+
+def _generate(args: argparse.Namespace, extra: list[str]) -> int:
+    from odrp.problems import get_kind
+
+    kind = get_kind(args.kind, "command line", "KIND")
+    if args.list:
+        for name, func in kind.generators.items():
+            params = ", ".join(
+                f"--{p.name.replace('_', '-')} {p.default!r}"
+                for p in inspect.signature(func).parameters.values()
+                if p.name != "seed"
+            )
+            print(f"{name}: {params}")
+        return 0
+    name = args.generator or kind.default_generator
+    if name not in kind.generators:
+        raise InputError("command line", "--generator", f"one of {', '.join(kind.generators)}, got {name!r}")
+    func = kind.generators[name]
+    params = _generator_params(func, extra)
+    if args.seed is not None and "seed" in inspect.signature(func).parameters:
+        params["seed"] = args.seed
+    try:
+        data = func(**params)
+    except ValueError as error:
+        raise InputError("command line", name, str(error)) from None
+    text = json.dumps(data, indent=1)
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
+    """Turn ``--name value`` pairs into keyword arguments typed like the generator's defaults."""
+    signature = inspect.signature(func).parameters
+    params: dict[str, Any] = {}
+    items = list(extra)
+    while items:
+        flag = items.pop(0)
+        if not flag.startswith("--") or not items:
+            raise InputError("command line", flag, "generator parameters as --name value pairs")
+        key = flag[2:].replace("-", "_")
+        if key == "weights":
+            key = "weights_profile"
+        if key not in signature or key == "seed":
+            known = ", ".join("--" + p.replace("_", "-") for p in signature if p != "seed")
+            raise InputError("command line", flag, f"a parameter of this generator ({known})")
+        raw = items.pop(0)
+        default = signature[key].default
+        try:
+            if isinstance(default, bool):
+                if raw.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError(raw)
+                params[key] = raw.lower() in ("true", "1")
+            elif isinstance(default, int):
+                params[key] = int(raw)
+            elif isinstance(default, float):
+                params[key] = float(raw)
+            else:
+                params[key] = raw
+        except ValueError:
+            raise InputError(
+                "command line", flag, f"a value of type {type(default).__name__}, got {raw!r}"
+            ) from None
+    return params
+
+
+# ------------------------------------------------------------------------- methods, schema
+
+
+def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.methods import available_methods
+
+    methods = available_methods()
+    if args.json:
+        print(json.dumps(methods))
+    else:
+        for name, info in methods.items():
+            print(f"{name:<24} {','.join(info['kinds']):<24} {info['description']}")
+    return 0
+
+
+def _schema(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.problems import get_kind
+
+    kind = get_kind(args.kind, "command line", "KIND")
+    print(json.dumps(kind.schema(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Run a method (the exact model or a heuristic) on an instance and have the evaluator judge it.
+
+This is the single path from a method's answer to a :class:`~odrp.result.Result`: the solution is
+re-scored by the problem's evaluator, and ``verified`` is true only when the evaluator finds it
+feasible and its objective agrees with the method's own (:func:`odrp.result.agrees`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from heuristics import REGISTRY, Heuristic
+from odrp.problems import ProblemKind
+from odrp.result import Result, Status, agrees, relative_gap
+from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER
+
+
+class UnknownMethod(ValueError):
+    pass
+
+
+def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
+    """Every method with the kinds it applies to (``odrp methods``)."""
+    from odrp.problems import KINDS
+
+    out: dict[str, dict[str, Any]] = {
+        "exact": {
+            "kinds": [k for k in KINDS if kind in (None, k)],
+            "description": "exact optimum (MILP): --solver "
+            + "|".join(sorted({s for k in KINDS.values() for s in k.solvers}))
+            + "; formulations per kind: "
+            + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
+        }
+    }
+    for name, h in sorted(REGISTRY.items()):
+        if kind is None or kind in h.kinds:
+            out[name] = {"kinds": list(h.kinds), "description": h.description, "randomized": h.randomized}
+    return out
+
+
+def heuristic_for(method: str, kind: ProblemKind) -> Heuristic:
+    if method not in REGISTRY:
+        known = ", ".join(["exact", *sorted(REGISTRY)])
+        raise UnknownMethod(f"unknown method {method!r}; known: {known}")
+    heuristic = REGISTRY[method]
+    if kind.name not in heuristic.kinds:
+        raise UnknownMethod(
+            f"method {method!r} does not apply to {kind.name!r} (it solves {', '.join(heuristic.kinds)})"
+        )
+    return heuristic
+
+
+def run_method(
+    kind: ProblemKind,
+    instance: Any,
+    method: str = "exact",
+    *,
+    solver: str | None = None,
+    formulation: str | None = None,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    seed: int = 0,
+) -> Result:
+    """Run ``method`` on ``instance`` and return the evaluator-checked Result."""
+    start = time.perf_counter()
+    if method == "exact":
+        solver = solver or DEFAULT_SOLVER
+        if solver not in kind.solvers:
+            raise UnknownMethod(
+                f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}"
+            )
+        options: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+        if formulation is not None:
+            if formulation not in kind.formulations:
+                raise UnknownMethod(
+                    f"formulation {formulation!r} does not apply to {kind.name!r}; expected {'|'.join(kind.formulations) or 'none'}"
+                )
+            options["formulation"] = formulation
+        outcome = kind.exact(instance, **options)
+        runtime = time.perf_counter() - start
+        run = outcome.run
+        return judge(
+            kind,
+            instance,
+            method="exact",
+            solver=run.solver,
+            status=run.status,
+            solution=outcome.solution,
+            own_objective=run.objective,
+            bound=run.bound,
+            runtime_s=runtime,
+            stats=outcome.stats,
+            message=run.message,
+        )
+    heuristic = heuristic_for(method, kind)
+    out = heuristic.run(instance, seed=seed, time_limit=time_limit)
+    runtime = time.perf_counter() - start
+    return judge(
+        kind,
+        instance,
+        method=method,
+        solver=None,
+        status="feasible" if out.solution is not None else "error",
+        solution=out.solution,
+        own_objective=out.objective,
+        bound=None,
+        runtime_s=runtime,
+        stats={"seed": seed, **out.stats},
+        message=out.message or ("" if out.solution is not None else "no feasible solution found"),
+    )
+
+
+def judge(
+    kind: ProblemKind,
+    instance: Any,
+    *,
+    method: str,
+    solver: str | None,
+    status: Status,
+    solution: dict[str, Any] | None,
+    own_objective: float | None,
+    bound: float | None,
+    runtime_s: float,
+    stats: dict[str, Any],
+    message: str = "",
+) -> Result:
+    """Re-score a method's solution with the evaluator and build the Result."""
+    metrics: dict[str, Any] = {}
+    objective = own_objective
+    verified = False
+    if solution is not None:
+        evaluation = kind.evaluate(instance, solution, "<method solution>")
+        metrics = dict(evaluation.metrics)
+        if not evaluation.feasible:
+            message = "; ".join(
+                filter(None, [message, "evaluator: infeasible: " + "; ".join(evaluation.violations)])
+            )
+        elif own_objective is None or evaluation.objective is None:
+            message = "; ".join(filter(None, [message, "no objective to compare with the evaluator's"]))
+        elif agrees(evaluation.objective, own_objective):
+            verified = True
+            objective = evaluation.objective
+        else:
+            message = "; ".join(
+                filter(
+                    None,
+                    [
+                        message,
+                        f"evaluator objective {evaluation.objective!r} != method objective {own_objective!r}",
+                    ],
+                )
+            )
+    metrics["method_objective"] = own_objective
+    if stats:
+        metrics["method_stats"] = stats
+    return Result(
+        problem=kind.name,
+        instance=getattr(instance, "name", "unnamed"),
+        method=method,
+        solver=solver,
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, kind.sense),
+        runtime_s=runtime_s,
+        verified=verified,
+        solution=solution,
+        metrics=metrics,
+        message=message,
+    )

@@ -1,0 +1,228 @@
+"""The one place that knows the solvers: HiGHS (default) and CBC for Pyomo models.
+
+``solve(model, solver=...)`` runs a Pyomo model with a time limit and a relative MIP gap and
+returns a :class:`SolverRun` with a status from the Result vocabulary (optimal, feasible,
+infeasible, time_limit, error), the incumbent objective, the proven bound and the gap. When a
+solution exists it is loaded into the model's variables.
+
+- HiGHS through Pyomo's ``pyomo.contrib.solver`` interface (highspy underneath).
+- CBC is the binary that PuLP bundles, driven through Pyomo's CBC shell interface
+  (``executable=``); no system package is needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import math
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+
+import pyomo.environ as pyo
+from pyomo.opt import SolverStatus, TerminationCondition
+
+from odrp.result import Status, relative_gap
+
+SOLVERS = ("highs", "cbc")
+DEFAULT_SOLVER = "highs"
+DEFAULT_MIP_GAP = 1e-6
+
+
+@dataclass
+class SolverRun:
+    """What a solver said about one model."""
+
+    solver: str
+    status: Status
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    runtime_s: float
+    message: str = ""
+
+    @property
+    def has_solution(self) -> bool:
+        return self.objective is not None
+
+
+def solve(
+    model: pyo.ConcreteModel,
+    solver: str = DEFAULT_SOLVER,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+) -> SolverRun:
+    """Solve ``model`` (one active objective) and load the incumbent, if any, into it."""
+    if solver == "highs":
+        return _solve_highs(model, time_limit, mip_gap)
+    if solver == "cbc":
+        return _solve_cbc(model, time_limit, mip_gap)
+    raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+
+
+def solver_version(solver: str) -> str:
+    """The name and version of a solver, as recorded in Results and datasets."""
+    if solver == "highs":
+        import highspy
+
+        h = highspy.Highs()
+        return f"highs {h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
+    if solver == "cbc":
+        version = _cbc().version()
+        return "cbc " + ".".join(str(p) for p in version) if version else "cbc"
+    raise ValueError(f"unknown solver {solver!r}")
+
+
+def _sense(model: pyo.ConcreteModel) -> str:
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    return "max" if objective.sense == pyo.maximize else "min"
+
+
+# --------------------------------------------------------------------------------------- HiGHS
+
+
+def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+    from pyomo.contrib.solver.common.factory import SolverFactory
+    from pyomo.contrib.solver.common.results import SolutionStatus
+    from pyomo.contrib.solver.common.results import TerminationCondition as TC
+
+    highs = SolverFactory("highs")
+    start = time.perf_counter()
+    results = highs.solve(
+        model,
+        time_limit=time_limit,
+        rel_gap=mip_gap,
+        load_solutions=False,
+        raise_exception_on_nonoptimal_result=False,
+    )
+    runtime = time.perf_counter() - start
+    has_solution = results.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)
+    if has_solution:
+        results.solution_loader.load_vars()
+    objective = results.incumbent_objective if has_solution else None
+    bound = results.objective_bound
+    bound = bound if bound is not None and math.isfinite(bound) else None
+    tc = results.termination_condition
+    if tc == TC.convergenceCriteriaSatisfied:
+        status: Status = "optimal"
+        if bound is None:  # a pure LP: the optimum is its own bound
+            bound = objective
+    elif tc in (TC.provenInfeasible, TC.infeasibleOrUnbounded):
+        status = "infeasible"
+    elif tc == TC.maxTimeLimit:
+        status = "time_limit"
+    elif has_solution:
+        status = "feasible"
+    else:
+        status = "error"
+    sense = _sense(model)
+    return SolverRun(
+        solver=solver_version("highs"),
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, sense),
+        runtime_s=runtime,
+        message="" if status != "error" else f"HiGHS ended with {tc.name}",
+    )
+
+
+# ----------------------------------------------------------------------------------------- CBC
+
+
+@functools.cache
+def cbc_executable() -> str:
+    """Path of the CBC binary bundled with PuLP."""
+    import pulp
+
+    return pulp.PULP_CBC_CMD().path
+
+
+def _cbc():
+    return pyo.SolverFactory("cbc", executable=cbc_executable())
+
+
+def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+    cbc = _cbc()
+    options: dict[str, float] = {"ratio": mip_gap}
+    if time_limit is not None:
+        options["sec"] = max(1.0, float(time_limit))
+    with tempfile.TemporaryDirectory() as tmp:
+        logfile = os.path.join(tmp, "cbc.log")
+        start = time.perf_counter()
+        with _quiet_pyomo():
+            results = cbc.solve(model, options=options, load_solutions=False, logfile=logfile)
+        runtime = time.perf_counter() - start
+        with open(logfile) as handle:
+            log = handle.read()
+    tc = results.solver.termination_condition
+    sense = _sense(model)
+    has_solution = len(results.solution) > 0 and tc not in (
+        TerminationCondition.infeasible,
+        TerminationCondition.infeasibleOrUnbounded,
+    )
+    # CBC 2.10 sometimes ends a time-limited search with "Search completed ... Result - Optimal
+    # solution found" although its last "best possible" bound is far from the incumbent. A run
+    # that used up its time limit is therefore never taken as a proof of optimality.
+    timed_out = tc == TerminationCondition.maxTimeLimit or (
+        time_limit is not None and _cbc_seconds(log) >= options["sec"] - 0.05
+    )
+    objective = bound = None
+    if has_solution:
+        with _quiet_pyomo():
+            model.solutions.load_from(results)
+        objective = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
+        raw = results.problem.upper_bound if sense == "max" else results.problem.lower_bound
+        bound = float(raw) if raw is not None and math.isfinite(float(raw)) else None
+        if timed_out:
+            bound = _cbc_best_possible(log)
+    if tc == TerminationCondition.optimal and has_solution and not timed_out:
+        status: Status = "optimal"
+        bound = objective if bound is None else bound
+    elif tc in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded):
+        status = "infeasible"
+    elif timed_out:
+        status = "time_limit"
+    elif has_solution and results.solver.status in (SolverStatus.ok, SolverStatus.aborted):
+        status = "feasible"
+    else:
+        status = "error"
+    return SolverRun(
+        solver=solver_version("cbc"),
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, sense),
+        runtime_s=runtime,
+        message="" if status != "error" else f"CBC ended with {tc}",
+    )
+
+
+_CBC_TIME = re.compile(r"\(([0-9.]+) seconds\)")
+_CBC_BEST_POSSIBLE = re.compile(r"best possible ([-+0-9.eE]+)")
+
+
+def _cbc_seconds(log: str) -> float:
+    """The longest elapsed time CBC printed in its branch-and-bound log."""
+    return max((float(t) for t in _CBC_TIME.findall(log)), default=0.0)
+
+
+def _cbc_best_possible(log: str) -> float | None:
+    """The last proven bound CBC printed ("best possible ..."), if any."""
+    found = _CBC_BEST_POSSIBLE.findall(log)
+    return float(found[-1]) if found else None
+
+
+@contextlib.contextmanager
+def _quiet_pyomo():
+    """Silence Pyomo's warning about loading a solution from an aborted (time-limited) run."""
+    logger = logging.getLogger("pyomo.core")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
