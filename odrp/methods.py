@@ -73,9 +73,8 @@ def run_method(
         options: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
         if formulation is not None:
             if formulation not in kind.formulations:
-                raise UnknownMethod(
-                    f"formulation {formulation!r} does not apply to {kind.name!r}; expected {'|'.join(kind.formulations) or 'none'}"
-                )
+                expected = "|".join(kind.formulations) or "none"
+                raise UnknownMethod(f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}")
             options["formulation"] = formulation
         outcome = kind.exact(instance, **options)
         runtime = time.perf_counter() - start

@@ -11,7 +11,8 @@ import time
 from odrp.models import ExactOutcome, model_size
 from odrp.models.odrp import compact, paper
 from odrp.problems.odrp import OdrpInstance, solution_json
-from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solve as run_solver, solver_version
+from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
+from odrp.solvers import solve as run_solver
 
 FORMULATIONS = ("compact", "paper")
 DEFAULT_FORMULATION = "compact"
