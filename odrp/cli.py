@@ -35,9 +35,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve an instance exactly or with a heuristic")
     p.add_argument("file", help="instance JSON")
-    p.add_argument(
-        "--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)"
-    )
+    p.add_argument("--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)")
     p.add_argument("--solver", default=None, help="highs (default) or cbc, for --method exact")
     p.add_argument("--formulation", default=None, help="exact formulation, e.g. compact|paper for odrp")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds")
@@ -219,9 +217,7 @@ def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
             else:
                 params[key] = raw
         except ValueError:
-            raise InputError(
-                "command line", flag, f"a value of type {type(default).__name__}, got {raw!r}"
-            ) from None
+            raise InputError("command line", flag, f"a value of type {type(default).__name__}, got {raw!r}") from None
     return params
 
 

@@ -22,9 +22,7 @@ def read_json(path: str | Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(
-            source, f"line {error.lineno} column {error.colno}", f"valid JSON ({error.msg})"
-        ) from None
+        raise InputError(source, f"line {error.lineno} column {error.colno}", f"valid JSON ({error.msg})") from None
 
 
 def load_instance(path: str | Path) -> tuple[ProblemKind, Any]:

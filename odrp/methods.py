@@ -67,9 +67,7 @@ def run_method(
     if method == "exact":
         solver = solver or DEFAULT_SOLVER
         if solver not in kind.solvers:
-            raise UnknownMethod(
-                f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}"
-            )
+            raise UnknownMethod(f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}")
         options: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
         if formulation is not None:
             if formulation not in kind.formulations:
@@ -132,9 +130,7 @@ def judge(
         evaluation = kind.evaluate(instance, solution, "<method solution>")
         metrics = dict(evaluation.metrics)
         if not evaluation.feasible:
-            message = "; ".join(
-                filter(None, [message, "evaluator: infeasible: " + "; ".join(evaluation.violations)])
-            )
+            message = "; ".join(filter(None, [message, "evaluator: infeasible: " + "; ".join(evaluation.violations)]))
         elif own_objective is None or evaluation.objective is None:
             message = "; ".join(filter(None, [message, "no objective to compare with the evaluator's"]))
         elif agrees(evaluation.objective, own_objective):

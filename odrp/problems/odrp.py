@@ -462,20 +462,16 @@ def evaluate_placement(instance: OdrpInstance, placement: Placement) -> Evaluati
             used[u] += c * inst.resources[i]
     for u in range(inst.n_nodes):
         if used[u] > inst.capacity[u] * (1 + 1e-9) + 1e-9:
-            violations.append(
-                f"node {inst.nodes[u]}: {used[u]:g} resources used, capacity {inst.capacity[u]:g}"
-            )
+            violations.append(f"node {inst.nodes[u]}: {used[u]:g} resources used, capacity {inst.capacity[u]:g}")
     if violations:
         return Evaluation(False, None, {"replicas": _named_counts(inst, replicas)}, violations)
 
     # response time (eqs. 1, 4, 8-11): longest path over operator latencies and stream delays
     op_latency = [
-        inst.latency(i, replicas[i]) / min(inst.speedup[u] for u in placement[i])
-        for i in range(inst.n_operators)
+        inst.latency(i, replicas[i]) / min(inst.speedup[u] for u in placement[i]) for i in range(inst.n_operators)
     ]
     stream_delay = [
-        max(inst.delay[u][v] for u in placement[st.source] for v in placement[st.target])
-        for st in inst.streams
+        max(inst.delay[u][v] for u in placement[st.source] for v in placement[st.target]) for st in inst.streams
     ]
     start = [0.0] * inst.n_operators
     for j in inst.topological_order:

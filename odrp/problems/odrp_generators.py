@@ -29,9 +29,7 @@ WEIGHT_PROFILES: dict[str, dict[str, float]] = {
 def weights(profile: str) -> dict[str, float]:
     if profile not in WEIGHT_PROFILES:
         raise ValueError(f"weights: expected one of {', '.join(WEIGHT_PROFILES)}, got {profile!r}")
-    return {
-        m: WEIGHT_PROFILES[profile].get(m, 0.0) for m in ("response_time", "availability", "cost", "network")
-    }
+    return {m: WEIGHT_PROFILES[profile].get(m, 0.0) for m in ("response_time", "availability", "cost", "network")}
 
 
 # ------------------------------------------------------------------------------- DEBS 2015
@@ -77,8 +75,7 @@ def debs2015(rate: float = 80.0, weights_profile: str = "response_time", seed: i
     """The DEBS 2015 query-1 application of the paper at source rate ``rate`` tuples/s."""
     rng = random.Random(seed)
     nodes = [
-        {"id": f"w{u + 1}", "capacity": 8, "speedup": 1.0, "availability": 1.0 if u < 3 else 0.99}
-        for u in range(6)
+        {"id": f"w{u + 1}", "capacity": 8, "speedup": 1.0, "availability": 1.0 if u < 3 else 0.99} for u in range(6)
     ]
     links = []
     for u in range(6):
@@ -99,8 +96,7 @@ def debs2015(rate: float = 80.0, weights_profile: str = "response_time", seed: i
     ]
     return {
         "problem": "odrp",
-        "name": f"debs2015-{int(rate):03d}"
-        + ("" if weights_profile == "response_time" else f"-{weights_profile}"),
+        "name": f"debs2015-{int(rate):03d}" + ("" if weights_profile == "response_time" else f"-{weights_profile}"),
         "operators": operators,
         "streams": streams,
         "nodes": nodes,
@@ -126,20 +122,27 @@ def random_instance(
     weights_profile: str = "balanced",
     network_metric: str = "traffic",
     extra_edges: float = 0.3,
-    pinned_source: bool = True,
+    pinned: str = "endpoints",
 ) -> dict[str, Any]:
     """A random ODRP instance: a connected DAG of ``operators`` on ``nodes`` heterogeneous nodes.
 
-    Operator 0 is a source with an input rate in [50, 150] t/s; every other operator gets a parent
-    among the earlier ones (and with probability ``extra_edges`` a second one). Each stream carries
-    its upstream operator's output rate (input times a selectivity in [0.5, 1.5]). A single replica
-    of an operator runs at a utilisation in [0.2, 1.6] x ``load`` (capped so that ``max_replicas``
-    replicas are stable), so higher loads force replication. Nodes have ``slots`` resources
-    (about half of them fewer), speed-ups in {1, 1.5, 2}, availability in {0.99, 0.995, 1}; delays
-    are 5 ms plus the distance of random points (up to about 35 ms more); link costs are small.
+    Operator 0 is the source, with an input rate in [50, 150] t/s; every other operator gets a
+    parent among the three before it (and with probability ``extra_edges`` a second one among all
+    earlier ones). Each stream carries its upstream operator's output rate (input times a
+    selectivity in [0.5, 1.5]). ``pinned="endpoints"`` (the paper's setting: "if sources and sinks
+    are external applications, their placement is fixed") pins the source on n0 and every sink on
+    a random node, with one replica each; ``"source"`` pins the source only; ``"none"`` nothing.
+    A single replica of any other operator runs at a utilisation in [0.2, 1.6] x ``load`` (capped
+    so that ``max_replicas`` replicas are stable; one operator in five has k = 1), so higher loads
+    force replication. Nodes have ``slots`` resources (about half of them ``slots // 2``),
+    speed-ups in {1, 1, 1.5, 2}, availability in {0.99, 0.995, 1}; link delays are 5 ms plus up to
+    about 35 ms by the distance of random points; links are 99.9% available with probability 0.3
+    and cost up to 0.002 per tuple.
     """
-    if operators < 1 or nodes < 1 or max_replicas < 1:
-        raise ValueError("operators, nodes and max_replicas must be at least 1")
+    if operators < 1 or nodes < 1 or max_replicas < 1 or slots < 1:
+        raise ValueError("operators, nodes, max_replicas and slots must be at least 1")
+    if pinned not in ("endpoints", "source", "none"):
+        raise ValueError(f"pinned: expected endpoints, source or none, got {pinned!r}")
     rng = random.Random(seed)
     ops = [f"op{i}" for i in range(operators)]
     parents: list[list[int]] = [[] for _ in ops]
@@ -150,22 +153,38 @@ def random_instance(
             second = rng.randrange(0, j)
             if second != first:
                 parents[j].append(second)
+    has_child = {i for j in range(operators) for i in parents[j]}
     arrival = [0.0] * operators
-    arrival[0] = round(rng.uniform(50, 150), 1)
-    streams = []
     output = [0.0] * operators
+    arrival[0] = round(rng.uniform(50, 150), 1)
     for j in range(operators):
         if j > 0:
             arrival[j] = sum(output[i] for i in parents[j])
         output[j] = round(arrival[j] * rng.uniform(0.5, 1.5), 3)
-    for j in range(1, operators):
-        for i in sorted(parents[j]):
-            size = rng.choice([50, 100, 200])
-            streams.append({"from": ops[i], "to": ops[j], "rate": output[i], "bytes_per_tuple": size})
+    streams = [
+        {"from": ops[i], "to": ops[j], "rate": output[i], "bytes_per_tuple": rng.choice([50, 100, 200])}
+        for j in range(1, operators)
+        for i in sorted(parents[j])
+    ]
+
+    node_specs = []
+    points = []
+    for u in range(nodes):
+        node_specs.append(
+            {
+                "id": f"n{u}",
+                "capacity": slots if rng.random() < 0.5 else max(1, slots // 2),
+                "speedup": rng.choice([1.0, 1.0, 1.5, 2.0]),
+                "availability": rng.choice([0.99, 0.995, 1.0]),
+            }
+        )
+        points.append((rng.random(), rng.random()))
+
     op_specs = []
     for i in range(operators):
-        k = max_replicas if rng.random() < 0.8 else 1
-        utilisation = min(rng.uniform(0.2, 1.6) * load, 0.9 * k)
+        is_pinned = (i == 0 and pinned != "none") or (pinned == "endpoints" and i > 0 and i not in has_child)
+        k = 1 if is_pinned or rng.random() < 0.2 else max_replicas
+        utilisation = min(rng.uniform(0.2, 0.8 if is_pinned else 1.6) * load, 0.9 * k)
         spec: dict[str, Any] = {
             "id": ops[i],
             "service_rate": round(max(arrival[i], 1.0) / utilisation, 3),
@@ -173,41 +192,31 @@ def random_instance(
         }
         if i == 0:
             spec["input_rate"] = arrival[0]
-            if pinned_source:
-                spec["candidates"] = ["n0"]
+        if is_pinned:
+            home = 0 if i == 0 else rng.randrange(nodes)
+            spec["candidates"] = [f"n{home}"]
+            pinned_here = sum(1 for o in op_specs if o.get("candidates") == [f"n{home}"]) + 1
+            node_specs[home]["capacity"] = max(node_specs[home]["capacity"], pinned_here)
         op_specs.append(spec)
-    node_specs = []
-    points = []
-    for u in range(nodes):
-        capacity = slots if rng.random() < 0.5 else max(1, slots // 2)
-        node_specs.append(
-            {
-                "id": f"n{u}",
-                "capacity": capacity,
-                "speedup": rng.choice([1.0, 1.0, 1.5, 2.0]),
-                "availability": rng.choice([0.99, 0.995, 1.0]),
-            }
-        )
-        points.append((rng.random(), rng.random()))
-    # make sure the minimum replicas fit: grow the first node until they do
-    needed = sum(math.floor(arrival[i] / s["service_rate"]) + 1 for i, s in enumerate(op_specs))
+    # make sure the fewest stable replicas fit: grow the largest node until they do
+    needed = sum(math.floor(arrival[i] / spec["service_rate"]) + 1 for i, spec in enumerate(op_specs))
     total = sum(n["capacity"] for n in node_specs)
     if total < needed:
-        node_specs[0]["capacity"] += needed - total
+        max(node_specs, key=lambda n: n["capacity"])["capacity"] += needed - total
+
     links = []
     for u in range(nodes):
         for v in range(u + 1, nodes):
-            distance = math.dist(points[u], points[v])
             links.append(
                 {
                     "from": f"n{u}",
                     "to": f"n{v}",
-                    "delay": round(0.005 + 0.025 * distance, 5),
+                    "delay": round(0.005 + 0.025 * math.dist(points[u], points[v]), 5),
                     "availability": 1.0 if rng.random() < 0.7 else 0.999,
                     "cost": round(rng.uniform(0.0, 0.002), 5),
                 }
             )
-    instance = {
+    instance: dict[str, Any] = {
         "problem": "odrp",
         "name": f"random-o{operators}-n{nodes}-k{max_replicas}-s{seed}",
         "operators": op_specs,

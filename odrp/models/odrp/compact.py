@@ -70,9 +70,7 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     levels = {i: [(k, c) for k in counts[i] for c in range(1, k + 1)] for i in ops}
 
     # ---- placement variables (h, w) and their structure ---------------------------------
-    m.H = pyo.Set(
-        dimen=4, initialize=[(i, u, k, c) for i in ops for u in inst.candidates[i] for k, c in levels[i]]
-    )
+    m.H = pyo.Set(dimen=4, initialize=[(i, u, k, c) for i in ops for u in inst.candidates[i] for k, c in levels[i]])
     m.W = pyo.Set(dimen=2, initialize=[(i, k) for i in ops for k in counts[i]])
     m.h = pyo.Var(m.H, domain=pyo.Binary)
     m.w = pyo.Var(m.W, domain=pyo.Binary)
@@ -116,9 +114,7 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     if cost_weight or network_weight:
         link_cost, network = _pair_shares(m, inst, levels, share, cost_weight, network_weight)
         if cost_weight:
-            node_cost = sum(
-                inst.op_cost[i] * inst.resources[i] * k * m.w[i, k] for i in ops for k in counts[i]
-            )
+            node_cost = sum(inst.op_cost[i] * inst.resources[i] * k * m.w[i, k] for i in ops for k in counts[i])
             terms.append(w["cost"] * inst.normalised("cost", node_cost + link_cost))
         if network_weight:
             terms.append(w["network"] * inst.normalised("network", network))
@@ -288,9 +284,7 @@ def _pair_shares(m, inst: OdrpInstance, levels, share, with_cost: bool, with_net
     m.pair_rows = pyo.ConstraintList()
     for st in inst.streams:
         i, j = st.source, st.target
-        needs_cost = with_cost and any(
-            inst.link_cost[u][v] > 0 for u in inst.candidates[i] for v in inst.candidates[j]
-        )
+        needs_cost = with_cost and any(inst.link_cost[u][v] > 0 for u in inst.candidates[i] for v in inst.candidates[j])
         uniform = inst.network_metric == "traffic"
         if with_network and uniform and not needs_cost:
             # diagonal form: traffic = b lambda (1 - co-located share), co-located share maximised

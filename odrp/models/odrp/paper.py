@@ -37,11 +37,7 @@ Multiset = tuple[int, ...]
 
 def multisets(inst: OdrpInstance, i: int) -> list[Multiset]:
     """P(V_res^i; k_i) restricted to stable sizes."""
-    return [
-        ms
-        for k in inst.replica_counts(i)
-        for ms in itertools.combinations_with_replacement(inst.candidates[i], k)
-    ]
+    return [ms for k in inst.replica_counts(i) for ms in itertools.combinations_with_replacement(inst.candidates[i], k)]
 
 
 def source_sink_paths(inst: OdrpInstance) -> list[tuple[list[int], list[int]]]:
@@ -114,12 +110,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
     m.capacity = pyo.Constraint(
         range(inst.n_nodes),
         rule=lambda m, u: (
-            sum(
-                counter[i, ms][u] * inst.resources[i] * m.x[i, q]
-                for i in ops
-                for q, ms in enumerate(U[i])
-                if u in ms
-            )
+            sum(counter[i, ms][u] * inst.resources[i] * m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms)
             <= inst.capacity[u]
         ),
     )
@@ -127,9 +118,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
     big_m, big_n = inst.n_operators, max(1, len(inst.streams))
     m.node_activation = pyo.Constraint(
         range(inst.n_nodes),
-        rule=lambda m, u: (
-            big_m * m.z_node[u] >= sum(m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms)
-        ),
+        rule=lambda m, u: big_m * m.z_node[u] >= sum(m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms),
     )
     link_terms: dict[int, list] = {ell: [] for ell in range(len(inst.link_availability))}
     for s, a, b in m.Y:
@@ -139,9 +128,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
             link_terms[ell].append(m.y[s, a, b])
     m.link_activation = pyo.Constraint(
         range(len(inst.link_availability)),
-        rule=lambda m, ell: (
-            big_n * m.z_link[ell] >= sum(link_terms[ell]) if link_terms[ell] else pyo.Constraint.Skip
-        ),
+        rule=lambda m, ell: big_n * m.z_link[ell] >= sum(link_terms[ell]) if link_terms[ell] else pyo.Constraint.Skip,
     )
     # (26) one multiset per operator
     m.assign = pyo.Constraint(ops, rule=lambda m, i: sum(m.x[i, q] for q in range(len(U[i]))) == 1)
@@ -168,11 +155,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
         log_a += sum(math.log(a) * m.z_link[ell] for ell, a in enumerate(inst.link_availability))
         terms.append(w["availability"] * inst.normalised("availability", log_a))
     if w["cost"] > 0:  # eqs. (2), (5), (12)-(14)
-        cost = sum(
-            len(ms) * inst.op_cost[i] * inst.resources[i] * m.x[i, q]
-            for i in ops
-            for q, ms in enumerate(U[i])
-        )
+        cost = sum(len(ms) * inst.op_cost[i] * inst.resources[i] * m.x[i, q] for i in ops for q, ms in enumerate(U[i]))
         cost += sum(
             coefficient * m.y[s, a, b]
             for s, a, b in m.Y
