@@ -135,10 +135,13 @@ def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
 
 @functools.cache
 def cbc_executable() -> str:
-    """Path of the CBC binary bundled with PuLP."""
-    import pulp
+    """Path of the CBC binary bundled with PuLP (made executable if the wheel lost the bit)."""
+    from pulp.apis import coin_api
 
-    return pulp.PULP_CBC_CMD().path
+    path = os.path.realpath(coin_api.COIN_CMD.executableExtension(coin_api.pulp_cbc_path))
+    if not os.access(path, os.X_OK):
+        os.chmod(path, os.stat(path).st_mode | 0o111)
+    return path
 
 
 def _cbc():

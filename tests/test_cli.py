@@ -1,0 +1,150 @@
+"""The ``odrp`` command as a user runs it: JSON output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from tests.test_odrp_evaluator import SPLIT, TINY
+
+ENVELOPE = {
+    "problem",
+    "instance",
+    "method",
+    "solver",
+    "status",
+    "objective",
+    "bound",
+    "gap",
+    "runtime_s",
+    "verified",
+    "solution",
+    "metrics",
+}
+
+
+@pytest.fixture
+def tiny_file(tmp_path):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(TINY))
+    return path
+
+
+def test_solve_json_prints_one_result_object(run_cli, tiny_file):
+    proc = run_cli("solve", str(tiny_file), "--json", check=True)
+    result = json.loads(proc.stdout)  # the whole stdout is one JSON object
+    assert set(result) >= ENVELOPE
+    assert result["status"] == "optimal" and result["verified"] is True
+    assert result["solver"].startswith("highs")
+
+
+def test_solve_with_cbc_and_paper_formulation_agree(run_cli, tiny_file):
+    highs = json.loads(run_cli("solve", str(tiny_file), "--json", check=True).stdout)
+    cbc = json.loads(
+        run_cli("solve", str(tiny_file), "--json", "--solver", "cbc", "--formulation", "paper", check=True).stdout
+    )
+    assert cbc["solver"].startswith("cbc")
+    assert cbc["objective"] == pytest.approx(highs["objective"], rel=1e-6)
+
+
+def test_evaluate_a_solution_and_a_result(run_cli, tiny_file, tmp_path):
+    solution = tmp_path / "split.json"
+    solution.write_text(json.dumps(SPLIT))
+    out = json.loads(run_cli("evaluate", str(tiny_file), str(solution), "--json", check=True).stdout)
+    assert out["feasible"] is True
+    assert out["metrics"]["response_time"] == pytest.approx(0.2225)
+    result = tmp_path / "result.json"
+    result.write_text(run_cli("solve", str(tiny_file), "--json", check=True).stdout)
+    again = json.loads(run_cli("evaluate", str(tiny_file), str(result), "--json", check=True).stdout)
+    assert again["objective"] == pytest.approx(json.loads(result.read_text())["objective"], rel=1e-9)
+
+
+def test_generate_is_seeded_and_solvable(run_cli, tmp_path):
+    args = ("generate", "odrp", "--seed", "5", "--operators", "5", "--nodes", "3")
+    first, second = run_cli(*args, check=True).stdout, run_cli(*args, check=True).stdout
+    assert first == second
+    other = run_cli("generate", "odrp", "--seed", "6", "--operators", "5", "--nodes", "3", check=True).stdout
+    assert other != first
+    path = tmp_path / "g.json"
+    path.write_text(first)
+    result = json.loads(run_cli("solve", str(path), "--json", check=True).stdout)
+    assert result["status"] == "optimal" and result["verified"]
+
+
+def test_methods_and_schema(run_cli):
+    methods = json.loads(run_cli("methods", "--json", check=True).stdout)
+    assert "odrp" in methods["exact"]["kinds"]
+    schema = json.loads(run_cli("schema", "odrp", check=True).stdout)
+    assert "operators" in schema["properties"]
+
+
+def _broken(mutate) -> dict:
+    data = copy.deepcopy(TINY)
+    mutate(data)
+    return data
+
+
+BAD_INPUTS = [
+    ("unknown operator in a stream", lambda d: d["streams"][0].update({"to": "ghost"}), "streams[0].to"),
+    ("missing link", lambda d: d["nodes"].append({"id": "c", "capacity": 1}), "links"),
+    ("k < 1", lambda d: d["operators"][1].update({"max_replicas": 0}), "operators[1].max_replicas"),
+    (
+        "bounds with max == min",
+        lambda d: d["objective"]["bounds"].update({"cost": [5, 5]}),
+        "objective.bounds.cost",
+    ),
+    ("both latency models", lambda d: d["operators"][2].update({"service_rate": 3}), "operators[2]"),
+    ("a cycle", lambda d: d["streams"].append({"from": "snk", "to": "src", "rate": 1}), "streams"),
+    ("a typo in a field", lambda d: d["nodes"][0].update({"capacty": 3}), "nodes[0].capacty"),
+    ("a weight without bounds", lambda d: d["objective"]["bounds"].pop("network"), "objective.bounds.network"),
+]
+
+
+@pytest.mark.parametrize(("case", "mutate", "field"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_bad_input_is_one_line_and_exit_code_2(run_cli, tmp_path, case, mutate, field):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(_broken(mutate)))
+    proc = run_cli("solve", str(path))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert str(path) in lines[0] and field in lines[0], lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_non_json_and_missing_file(run_cli, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    for target in (path, tmp_path / "absent.json"):
+        proc = run_cli("solve", str(target))
+        assert proc.returncode == 2
+        assert len(proc.stderr.strip().splitlines()) == 1 and str(target) in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_bad_solution_file(run_cli, tiny_file, tmp_path):
+    solution = tmp_path / "s.json"
+    solution.write_text(json.dumps({"placement": {"op": {"a": "two"}}}))
+    proc = run_cli("evaluate", str(tiny_file), str(solution))
+    assert proc.returncode == 2 and "placement.op.a" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unknown_method_and_generator_parameter(run_cli, tiny_file):
+    proc = run_cli("solve", str(tiny_file), "--method", "nope")
+    assert proc.returncode == 2 and "unknown method" in proc.stderr
+    proc = run_cli("generate", "odrp", "--colour", "red")
+    assert proc.returncode == 2 and "--colour" in proc.stderr
+
+
+def test_infeasible_instance_is_a_result_not_a_crash(run_cli, tmp_path):
+    data = copy.deepcopy(TINY)
+    data["nodes"][0]["capacity"] = 1
+    data["nodes"][1]["capacity"] = 1
+    path = tmp_path / "inf.json"
+    path.write_text(json.dumps(data))
+    proc = run_cli("solve", str(path), "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["status"] == "infeasible"

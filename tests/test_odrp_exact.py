@@ -1,0 +1,171 @@
+"""Exact ODRP against brute force: both formulations, both solvers, every weight profile."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from odrp.methods import run_method
+from odrp.problems import KINDS
+from odrp.problems.odrp import load
+from odrp.problems.odrp_generators import debs2015, random_instance
+from tests.bruteforce import odrp_optimum
+from tests.test_odrp_evaluator import TINY
+
+ODRP = KINDS["odrp"]
+
+# (seed, weights profile, network metric): tiny random instances that brute force can enumerate
+CASES = [
+    (1, "response_time", "traffic"),
+    (2, "cost", "traffic"),
+    (3, "availability", "traffic"),
+    (4, "network", "traffic"),
+    (5, "network", "usage"),
+    (6, "network", "elastic_energy"),
+    (7, "balanced", "traffic"),
+    (8, "balanced", "usage"),
+]
+
+
+def tiny(
+    seed: int, profile: str, metric: str, max_replicas: int = 2, pinned: str = "source", operators: int = 5
+) -> dict:
+    return random_instance(
+        seed=seed,
+        operators=operators,
+        nodes=3,
+        max_replicas=max_replicas,
+        slots=4,
+        load=1.0,
+        weights_profile=profile,
+        network_metric=metric,
+        pinned=pinned,
+    )
+
+
+@pytest.mark.parametrize(("seed", "profile", "metric"), CASES)
+@pytest.mark.parametrize(("formulation", "solver"), [("compact", "highs"), ("compact", "cbc"), ("paper", "highs")])
+def test_exact_equals_brute_force(seed, profile, metric, formulation, solver):
+    inst = load(tiny(seed, profile, metric))
+    best, feasible = odrp_optimum(inst)
+    assert feasible > 0
+    result = run_method(ODRP, inst, "exact", solver=solver, formulation=formulation)
+    assert result.status == "optimal", result.message
+    assert result.verified, result.message
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert result.bound == pytest.approx(best, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize(("seed", "profile"), [(31, "response_time"), (32, "balanced"), (33, "cost")])
+def test_three_replicas_and_pinned_sinks(seed, profile):
+    """k = 3 (replica levels 1..3 of the compact model), sources and sinks pinned."""
+    inst = load(tiny(seed, profile, "traffic", max_replicas=3, pinned="endpoints", operators=4))
+    best, _ = odrp_optimum(inst)
+    for formulation in ("compact", "paper"):
+        result = run_method(ODRP, inst, "exact", formulation=formulation)
+        assert result.status == "optimal" and result.verified
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_paper_formulation_with_cbc(seed):
+    inst = load(tiny(seed, "balanced", "traffic"))
+    best, _ = odrp_optimum(inst)
+    result = run_method(ODRP, inst, "exact", solver="cbc", formulation="paper")
+    assert result.status == "optimal" and result.verified
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23, 24, 25, 26])
+def test_odp_special_case(seed):
+    """ODP (every k_i = 1) comes out of the same code and never beats ODRP on the same instance."""
+    odrp_data = tiny(seed, "response_time", "traffic", max_replicas=2)
+    odp_data = copy.deepcopy(odrp_data)
+    for op in odp_data["operators"]:
+        op["max_replicas"] = 1
+    odp = load(odp_data)
+    best, _ = odrp_optimum(odp)
+    result = run_method(ODRP, odp, "exact")
+    if best is None:  # some operator cannot be stable on one replica, or capacity is short
+        assert result.status == "infeasible"
+        return
+    assert result.status == "optimal" and result.verified
+    assert all(count == 1 for count in result.metrics["replicas"].values())
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    with_replication = run_method(ODRP, load(odrp_data), "exact")
+    assert with_replication.objective >= result.objective - 1e-9
+
+
+def test_tiny_hand_instance_optimum():
+    """The evaluator test's instance: its optimum by brute force, and the model agrees."""
+    inst = load(TINY)
+    best, feasible = odrp_optimum(inst)
+    for formulation in ("compact", "paper"):
+        result = run_method(ODRP, inst, "exact", formulation=formulation)
+        assert result.status == "optimal" and result.verified
+        assert result.objective == pytest.approx(best, rel=1e-9)
+    # src sits on a; op in {a}: snk on b; {b}: snk on a or b; {a,b}: snk on b; {b,b}: snk on a;
+    # {a,a} overfills a. Five feasible placements.
+    assert feasible == 5
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+@pytest.mark.parametrize("formulation", ["compact", "paper"])
+def test_infeasible_capacity_is_a_result(solver, formulation):
+    data = copy.deepcopy(TINY)
+    data["nodes"][0]["capacity"] = 1
+    data["nodes"][1]["capacity"] = 1  # three operators, two slots
+    result = run_method(ODRP, load(data), "exact", solver=solver, formulation=formulation)
+    assert result.status == "infeasible"
+    assert result.objective is None and result.solution is None and not result.verified
+
+
+def test_unstable_operator_is_infeasible_without_a_solve():
+    data = copy.deepcopy(TINY)
+    data["operators"][1]["service_rate"] = 4  # 10 t/s over at most 2 replicas of mu = 4
+    result = run_method(ODRP, load(data), "exact")
+    assert result.status == "infeasible"
+    assert "op" in result.message
+
+
+def test_debs_compact_proves_the_optimum_of_a_small_case():
+    """DEBS at 80 t/s, response time: the optimum replicates partialRank (2480 t/s > mu = 2371)."""
+    result = run_method(ODRP, load(debs2015(80, "response_time")), "exact")
+    assert result.status == "optimal" and result.verified
+    assert result.gap <= 1e-6
+    assert result.metrics["replicas"]["partialRank"] >= 2
+    json.dumps(result.to_dict())  # the envelope is valid JSON
+
+
+def test_time_limit_returns_incumbent_bound_and_gap():
+    inst = load(random_instance(seed=3, operators=16, nodes=12, max_replicas=3, weights_profile="response_time"))
+    result = run_method(ODRP, inst, "exact", time_limit=2)
+    assert result.status == "time_limit"
+    assert result.runtime_s < 30
+    if result.objective is not None:  # an incumbent was found in time
+        assert result.verified
+        assert result.bound >= result.objective - 1e-9
+        assert result.gap > 0
+
+
+def debs_on_four_nodes(rate: float, profile: str) -> dict:
+    data = debs2015(rate, profile)
+    keep = {"w1", "w2", "w3", "w4"}
+    data["nodes"] = [n for n in data["nodes"] if n["id"] in keep]
+    data["links"] = [link for link in data["links"] if link["from"] in keep and link["to"] in keep]
+    for op in data["operators"]:
+        op.setdefault("max_replicas", 1)
+    return data
+
+
+@pytest.mark.parametrize("profile", ["response_time", "cost", "balanced"])
+def test_compact_equals_paper_on_debs_with_four_nodes(profile):
+    """The paper's DEBS application (8 operators, k = 3) on four of its nodes: both models agree."""
+    inst = load(debs_on_four_nodes(120, profile))
+    compact = run_method(ODRP, inst, "exact", formulation="compact")
+    paper = run_method(ODRP, inst, "exact", formulation="paper")
+    assert compact.status == paper.status == "optimal"
+    assert compact.verified and paper.verified
+    assert compact.objective == pytest.approx(paper.objective, rel=1e-6)
