@@ -1,0 +1,149 @@
+"""ODRP: the paper's ILP against the compact formulation, HiGHS against CBC, on the DEBS instances.
+
+    python -m benchmarks.odrp_formulations                 # DEBS table (paper model with HiGHS)
+    python -m benchmarks.odrp_formulations --paper-cbc     # also the paper model with CBC (slow)
+    python -m benchmarks.odrp_formulations --large         # 12 nodes x 16 operators, k = 3
+    python -m benchmarks.odrp_formulations --table3        # replica counts against the paper's Table 3
+
+Prints markdown tables: model sizes, build and solve times (wall seconds, this machine), the
+paper/compact time ratio, and whether every optimum agrees (to 1e-6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from odrp.models.odrp import solve
+from odrp.problems.odrp import load
+from odrp.problems.odrp_generators import debs2015, random_instance
+
+RATES = (20, 40, 60, 80, 100, 120)
+PROFILES = {"w_r = 1": "response_time", "w_c = 1": "cost", "all 0.25": "balanced"}
+
+#: The paper's Table 3 (S-ODRP_R, replicas per operator) for 20-60, 80-100 and 120 t/s.
+TABLE3 = {
+    "source": (1, 1, 1),
+    "parser": (1, 1, 3),
+    "filterByCoordinates": (1, 1, 2),
+    "computeRouteID": (1, 2, 2),
+    "metronome": (1, 1, 1),
+    "countByWindow": (1, 1, 3),
+    "partialRank": (1, 2, 3),
+    "globalRank": (1, 1, 1),
+}
+
+
+def timed_solve(inst, formulation: str, solver: str, time_limit: float | None):
+    start = time.perf_counter()
+    out = solve(inst, solver=solver, formulation=formulation, time_limit=time_limit)
+    out.stats["total_s"] = time.perf_counter() - start
+    return out
+
+
+def debs_table(paper_cbc: bool, time_limit: float | None) -> None:
+    print(
+        "| weights | rate | compact vars / rows | paper vars / rows | compact HiGHS s (build + solve) |"
+        " compact CBC s | paper HiGHS s (build + solve) |"
+        + (" paper CBC s |" if paper_cbc else "")
+        + " paper / compact | optimum F | agree |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if paper_cbc else "") + "---:|---:|---|")
+    compact_times, ratios, cbc_times = [], [], []
+    for label, profile in PROFILES.items():
+        for rate in RATES:
+            inst = load(debs2015(rate, profile))
+            ch = timed_solve(inst, "compact", "highs", time_limit)
+            cc = timed_solve(inst, "compact", "cbc", time_limit)
+            ph = timed_solve(inst, "paper", "highs", time_limit)
+            runs = [ch, cc, ph]
+            pc = None
+            if paper_cbc:
+                pc = timed_solve(inst, "paper", "cbc", time_limit)
+                runs.append(pc)
+            proven = all(r.run.status == "optimal" for r in runs)
+            values = [r.run.objective for r in runs]
+            agree = proven and max(values) - min(values) <= 1e-6 * max(1.0, abs(values[0]))
+            ratio = ph.stats["total_s"] / ch.stats["total_s"]
+            compact_times.append(ch.stats["total_s"])
+            cbc_times.append(cc.stats["total_s"])
+            ratios.append(ratio)
+            cells = [
+                label,
+                str(rate),
+                f"{ch.stats['variables']} / {ch.stats['constraints']}",
+                f"{ph.stats['variables']} / {ph.stats['constraints']}",
+                f"{ch.stats['total_s']:.2f} ({ch.stats['build_s']:.2f} + {ch.stats['solve_s']:.2f})",
+                _time(cc),
+                f"{ph.stats['total_s']:.1f} ({ph.stats['build_s']:.1f} + {ph.stats['solve_s']:.1f})",
+            ]
+            if pc is not None:
+                cells.append(_time(pc))
+            cells += [f"{ratio:.0f}x", f"{ch.run.objective:.6f}", "yes" if agree else "NO"]
+            print("| " + " | ".join(cells) + " |", flush=True)
+    print()
+    print(
+        f"compact + HiGHS: max {max(compact_times):.2f} s, mean {statistics.mean(compact_times):.2f} s; "
+        f"compact + CBC: max {max(cbc_times):.2f} s, mean {statistics.mean(cbc_times):.2f} s; "
+        f"paper / compact (HiGHS): min {min(ratios):.0f}x, median {statistics.median(ratios):.0f}x"
+    )
+
+
+def _time(out) -> str:
+    mark = "" if out.run.status == "optimal" else f" ({out.run.status}, gap {out.run.gap:.1%})"
+    return f"{out.stats['total_s']:.2f}{mark}"
+
+
+def large_table(seeds: list[int], time_limit: float, pinned: str) -> None:
+    print(f"12 nodes x 16 operators, k = 3, pinned = {pinned}, time limit {time_limit:.0f} s (HiGHS, compact)")
+    print("| seed | weights | status | F | gap | s | vars / rows |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for seed in seeds:
+        for profile in ("response_time", "cost", "availability", "network", "balanced"):
+            data = random_instance(
+                seed=seed, operators=16, nodes=12, max_replicas=3, weights_profile=profile, pinned=pinned
+            )
+            out = timed_solve(load(data), "compact", "highs", time_limit)
+            gap = "" if out.run.gap is None else f"{out.run.gap:.2%}"
+            print(
+                f"| {seed} | {profile} | {out.run.status} | {out.run.objective:.6f} | {gap} | "
+                f"{out.stats['total_s']:.1f} | {out.stats['variables']} / {out.stats['constraints']} |",
+                flush=True,
+            )
+
+
+def table3() -> None:
+    print("| operator | " + " | ".join(f"{r} t/s" for r in RATES) + " | paper 20-60 / 80-100 / 120 |")
+    print("|---|" + "---:|" * len(RATES) + "---|")
+    rows: dict[str, list[int]] = {}
+    for rate in RATES:
+        out = solve(load(debs2015(rate, "response_time")))
+        for op, nodes in out.solution["placement"].items():
+            rows.setdefault(op, []).append(sum(nodes.values()))
+    for op, counts in rows.items():
+        print(f"| {op} | " + " | ".join(map(str, counts)) + f" | {' / '.join(map(str, TABLE3[op]))} |")
+    totals = [sum(c[i] for c in rows.values()) for i in range(len(RATES))]
+    paper = [sum(v[0 if r <= 60 else 1 if r <= 100 else 2] for v in TABLE3.values()) for r in RATES]
+    print("| total | " + " | ".join(map(str, totals)) + f" | {paper[0]} / {paper[3]} / {paper[5]} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--paper-cbc", action="store_true", help="also solve the paper model with CBC")
+    parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--large", action="store_true", help="the 12 x 16 table instead of DEBS")
+    parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--pinned", default="endpoints")
+    parser.add_argument("--table3", action="store_true")
+    args = parser.parse_args()
+    if args.table3:
+        table3()
+    elif args.large:
+        large_table([int(s) for s in args.seeds.split(",")], args.time_limit, args.pinned)
+    else:
+        debs_table(args.paper_cbc, args.time_limit)
+
+
+if __name__ == "__main__":
+    main()
