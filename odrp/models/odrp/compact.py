@@ -14,7 +14,9 @@ From these, linear expressions give  o[i,u] = sum_{k,m} h  (node used) and
 f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
 
 - Operator latency (eqs. 1, 10): rho_i = sum_k R_i(lambda_i/k) w[i,k] / S when i's candidates are
-  equally fast; otherwise rho_i >= R_i(lambda_i/k)/S_u * sum_m h[i,u,k,m] for every u, k.
+  equally fast; otherwise rho_i >= R_i(lambda_i/k)/S_u * sum_m h[i,u,k,m] for every u, k (exact:
+  the slowest used node counts), plus the replica-weighted average of R_i(lambda_i/k)/S_u, which
+  never exceeds the maximum and tightens the LP relaxation.
 - Stream delay (eqs. 4, 11): delta_s >= d_uv (o[i,u] + o[j,v] - 1), exact because delta only
   raises the response time, which is minimised.
 - Response time (eqs. 8, 9, 22): longest-path potentials t_j >= t_i + rho_i + delta_ij, one row per
@@ -105,7 +107,7 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     terms = []
     w = inst.weights
     if w["response_time"] > 0:
-        r = _response_time(m, inst, counts, used, share, options)
+        r = _response_time(m, inst, counts, levels, used, share, options)
         terms.append(w["response_time"] * inst.normalised("response_time", r))
     if w["availability"] > 0:
         terms.append(w["availability"] * inst.normalised("availability", _log_availability(m, inst, used)))
@@ -122,15 +124,26 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, used, share, options: CompactOptions):
+def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: CompactOptions):
     ops = range(inst.n_operators)
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
     m.latency = pyo.ConstraintList()
     for i in ops:
         speeds = {inst.speedup[u] for u in inst.candidates[i]}
-        fastest = max(speeds)
-        m.latency.add(m.rho[i] >= sum(inst.latency(i, k) / fastest * m.w[i, k] for k in counts[i]))
-        if len(speeds) > 1:
+        if len(speeds) == 1:
+            speed = speeds.pop()
+            m.latency.add(m.rho[i] >= sum(inst.latency(i, k) / speed * m.w[i, k] for k in counts[i]))
+        else:
+            # the slowest used node sets the latency (eq. 1); its replica-weighted average is a
+            # lower bound that is much tighter in the LP relaxation than the per-node rows alone
+            m.latency.add(
+                m.rho[i]
+                >= sum(
+                    (c / k) * inst.latency(i, k) / inst.speedup[u] * m.h[i, u, k, c]
+                    for u in inst.candidates[i]
+                    for k, c in levels[i]
+                )
+            )
             for u in inst.candidates[i]:
                 for k in counts[i]:
                     coefficient = inst.latency(i, k) / inst.speedup[u]
