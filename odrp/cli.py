@@ -41,6 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds")
     p.add_argument("--mip-gap", type=float, default=None, metavar="G", help="relative MIP gap (default 1e-6)")
     p.add_argument("--seed", type=int, default=0, help="seed of a randomised heuristic")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a method option, e.g. --param iterations=200 (VALUE read as JSON when it parses)",
+    )
     p.add_argument("--save", default=None, metavar="FILE", help="write the solution JSON to FILE")
     p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
     p.set_defaults(handler=_solve)
@@ -88,6 +95,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
             time_limit=args.time_limit,
             mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
             seed=args.seed,
+            options=_method_params(args.param),
         )
     except UnknownMethod as error:
         raise InputError("command line", "--method/--solver/--formulation", str(error)) from None
@@ -99,6 +107,19 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     else:
         _print_result(result)
     return 0
+
+
+def _method_params(pairs: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise InputError("command line", "--param", f"KEY=VALUE, got {pair!r}")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
 
 
 def _print_result(result: Any) -> None:

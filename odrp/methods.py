@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from heuristics import REGISTRY, Heuristic
+from heuristics import Heuristic, registry
 from odrp.problems import ProblemKind
 from odrp.result import Result, Status, agrees, relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER
@@ -33,17 +33,18 @@ def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
             + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
         }
     }
-    for name, h in sorted(REGISTRY.items()):
+    for name, h in sorted(registry().items()):
         if kind is None or kind in h.kinds:
             out[name] = {"kinds": list(h.kinds), "description": h.description, "randomized": h.randomized}
     return out
 
 
 def heuristic_for(method: str, kind: ProblemKind) -> Heuristic:
-    if method not in REGISTRY:
-        known = ", ".join(["exact", *sorted(REGISTRY)])
+    heuristics = registry()
+    if method not in heuristics:
+        known = ", ".join(["exact", *sorted(heuristics)])
         raise UnknownMethod(f"unknown method {method!r}; known: {known}")
-    heuristic = REGISTRY[method]
+    heuristic = heuristics[method]
     if kind.name not in heuristic.kinds:
         raise UnknownMethod(
             f"method {method!r} does not apply to {kind.name!r} (it solves {', '.join(heuristic.kinds)})"
@@ -61,20 +62,25 @@ def run_method(
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
     seed: int = 0,
+    options: dict[str, Any] | None = None,
 ) -> Result:
-    """Run ``method`` on ``instance`` and return the evaluator-checked Result."""
+    """Run ``method`` on ``instance`` and return the evaluator-checked Result.
+
+    ``options`` go to a heuristic as keyword arguments (an iteration budget, say) and to an exact
+    method as extra keyword arguments of the kind's ``exact``.
+    """
     start = time.perf_counter()
     if method == "exact":
         solver = solver or DEFAULT_SOLVER
         if solver not in kind.solvers:
             raise UnknownMethod(f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}")
-        options: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+        settings: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
         if formulation is not None:
             if formulation not in kind.formulations:
                 expected = "|".join(kind.formulations) or "none"
                 raise UnknownMethod(f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}")
-            options["formulation"] = formulation
-        outcome = kind.exact(instance, **options)
+            settings["formulation"] = formulation
+        outcome = kind.exact(instance, **settings, **(options or {}))
         runtime = time.perf_counter() - start
         run = outcome.run
         return judge(
@@ -91,7 +97,7 @@ def run_method(
             message=run.message,
         )
     heuristic = heuristic_for(method, kind)
-    out = heuristic.run(instance, seed=seed, time_limit=time_limit)
+    out = heuristic.run(instance, seed=seed, time_limit=time_limit, **(options or {}))
     runtime = time.perf_counter() - start
     return judge(
         kind,
@@ -105,6 +111,7 @@ def run_method(
         runtime_s=runtime,
         stats={"seed": seed, **out.stats},
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
+        scores_itself=heuristic.scores_itself,
     )
 
 
@@ -121,8 +128,18 @@ def judge(
     runtime_s: float,
     stats: dict[str, Any],
     message: str = "",
+    scores_itself: bool = True,
 ) -> Result:
-    """Re-score a method's solution with the evaluator and build the Result."""
+    """Re-score a method's solution with the evaluator and build the Result.
+
+    - ``verified`` is true only when the evaluator finds the solution feasible and its objective
+      agrees with the method's own (or, for a method that does not score itself, when the
+      evaluator finds it feasible).
+    - A heuristic whose placement the evaluator finds infeasible gets ``status: infeasible`` and
+      no objective (its solution is kept for inspection); an exact method keeps its solver status
+      and is simply not verified: a model whose optimum the evaluator rejects is a bug to see.
+    """
+    notes = [message] if message else []
     metrics: dict[str, Any] = {}
     objective = own_objective
     verified = False
@@ -130,22 +147,20 @@ def judge(
         evaluation = kind.evaluate(instance, solution, "<method solution>")
         metrics = dict(evaluation.metrics)
         if not evaluation.feasible:
-            message = "; ".join(filter(None, [message, "evaluator: infeasible: " + "; ".join(evaluation.violations)]))
+            notes.append("evaluator: infeasible: " + "; ".join(evaluation.violations))
+            if method != "exact":
+                status, objective = "infeasible", None
+        elif not scores_itself:
+            verified = True
+            objective = evaluation.objective
+            notes.append("objective from the evaluator (this method has no objective of its own)")
         elif own_objective is None or evaluation.objective is None:
-            message = "; ".join(filter(None, [message, "no objective to compare with the evaluator's"]))
+            notes.append("no objective to compare with the evaluator's")
         elif agrees(evaluation.objective, own_objective):
             verified = True
             objective = evaluation.objective
         else:
-            message = "; ".join(
-                filter(
-                    None,
-                    [
-                        message,
-                        f"evaluator objective {evaluation.objective!r} != method objective {own_objective!r}",
-                    ],
-                )
-            )
+            notes.append(f"evaluator objective {evaluation.objective!r} != method objective {own_objective!r}")
     metrics["method_objective"] = own_objective
     if stats:
         metrics["method_stats"] = stats
@@ -162,5 +177,5 @@ def judge(
         verified=verified,
         solution=solution,
         metrics=metrics,
-        message=message,
+        message="; ".join(notes),
     )

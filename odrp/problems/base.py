@@ -1,15 +1,47 @@
-"""What every problem kind shares: the evaluation record and turning schema errors into one line."""
+"""What every problem kind shares: its registry entry, the evaluation record, one-line schema errors."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from odrp.errors import InputError
+from odrp.problems.taskview import TaskViewAdapter
+from odrp.result import Sense
 
 Spec = TypeVar("Spec", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """Everything the CLI, the methods and the benchmark runner need to know about one kind.
+
+    - ``load(data, source)``: validate parsed JSON and compile it (bad input raises InputError);
+    - ``evaluate(instance, solution, source)``: the independent evaluator (:class:`Evaluation`);
+    - ``exact(instance, solver=, time_limit=, mip_gap=, **options)``: an
+      :class:`odrp.models.ExactOutcome`; ``formulations`` lists the values of ``formulation=``;
+    - ``generators``: name -> ``f(seed=..., **params) -> instance JSON``;
+    - ``size(instance)``: one number for "gap against instance size" (documented per kind);
+    - ``taskview``: how Storm's schedulers see the kind, when they apply to it.
+    """
+
+    name: str
+    title: str
+    sense: Sense
+    load: Callable[[Any, str], Any]
+    evaluate: Callable[[Any, dict[str, Any], str], Evaluation]
+    schema: Callable[[], dict[str, Any]]
+    generators: dict[str, Callable[..., dict[str, Any]]]
+    exact: Callable[..., Any]
+    size: Callable[[Any], int]
+    size_label: str = "size"
+    solvers: tuple[str, ...] = ("highs", "cbc")
+    formulations: tuple[str, ...] = ()
+    default_generator: str = "random"
+    taskview: TaskViewAdapter | None = None
 
 
 @dataclass

@@ -37,9 +37,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
 from odrp.errors import InputError
-from odrp.problems.base import Evaluation, require, validate
+from odrp.problems import odrp_generators
+from odrp.problems.base import Evaluation, ProblemKind, require, validate
 
-KIND = "odrp"
+NAME = "odrp"
 SENSE = "max"
 METRICS = ("response_time", "availability", "cost", "network")
 NETWORK_METRICS = ("traffic", "usage", "elastic_energy")
@@ -160,7 +161,7 @@ class OdrpInstance:
     bounds: dict[str, tuple[float, float]]
     spec: dict[str, Any]
 
-    kind = KIND
+    kind = NAME
     sense = SENSE
 
     # -- sizes and graph structure --------------------------------------------------------
@@ -513,3 +514,27 @@ def evaluate_placement(instance: OdrpInstance, placement: Placement) -> Evaluati
 
 def _named_counts(inst: OdrpInstance, counts: list[int]) -> dict[str, int]:
     return {inst.operators[i]: c for i, c in enumerate(counts)}
+
+
+# ------------------------------------------------------------------------------ registration
+
+
+def _exact(instance: OdrpInstance, **options: Any) -> Any:
+    from odrp.models.odrp import solve  # the models import this module
+
+    return solve(instance, **options)
+
+
+KIND = ProblemKind(
+    name=NAME,
+    title="ODRP: joint operator replication and placement (Cardellini et al. 2017)",
+    sense=SENSE,
+    load=load,
+    evaluate=evaluate,
+    schema=schema,
+    generators={"random": odrp_generators.random_instance, "debs2015": odrp_generators.debs2015},
+    exact=_exact,
+    size=lambda instance: instance.n_operators,
+    size_label="operators",
+    formulations=("compact", "paper"),
+)
