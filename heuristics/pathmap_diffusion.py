@@ -157,38 +157,62 @@ def diffuse(
     queue: list[tuple[float, int, int, tuple]] = []
     sequence = 0
 
-    def receivers(v: int, prefix: int, segment: tuple[int, ...], placed_here: bool) -> list[tuple[int, Channel]]:
-        requirement = task.bandwidth[prefix]
-        forward_ok = placed_here or len(segment) - 1 < hops_allowed
-        chosen: dict[int, Channel] = {}
-        if forward_ok:
+    forward_cache: dict[tuple[int, int], dict[int, Channel]] = {}
+    public_cache: dict[tuple[int, int], list[tuple[int, Channel]]] = {}
+
+    def forward(v: int, prefix: int) -> dict[int, Channel]:
+        """Neighbours whose link carries pair ``prefix`` (dedicated links only in the bi-modal variant)."""
+        key = (v, prefix)
+        if key not in forward_cache:
+            requirement = task.bandwidth[prefix]
             pool = network.dedicated[v] if policy.bimodal else sorted(network.channels[v])
+            found = {}
             for k in pool:
-                if policy.bimodal:
-                    dedicated = [c for c in network.channels[v][k] if c.kind == "dedicated"]
-                    if not any(c.bandwidth >= requirement for c in dedicated):
-                        continue
+                if policy.bimodal and not any(
+                    c.kind == "dedicated" and c.bandwidth >= requirement for c in network.channels[v][k]
+                ):
+                    continue
                 channel = best_channel(network, v, k, requirement)
                 if channel is not None:
-                    chosen[k] = channel
-            if policy.random_neighbours is not None and len(chosen) > policy.random_neighbours:
-                keep = rng.sample(sorted(chosen), policy.random_neighbours)
-                chosen = {k: chosen[k] for k in sorted(keep)}
-        at_source = prefix == 0 and len(segment) == 1 and v == task.source
-        if policy.bimodal and (placed_here or at_source):
+                    found[k] = channel
+            forward_cache[key] = found
+        return forward_cache[key]
+
+    def offers(v: int, prefix: int) -> list[tuple[int, Channel]]:
+        """Public-link servers hosting the next service (or the sink), cheapest then nearest first."""
+        key = (v, prefix)
+        if key not in public_cache:
+            requirement = task.bandwidth[prefix]
             targets = (task.sink,) if prefix == m else network.hosts.get(task.services[prefix], ())
             public_links = set(network.public[v])
-            offers = []
+            found = []
             for k in targets:
-                if k == v or k in chosen or k not in public_links:
+                if k == v or k not in public_links:
                     continue
                 channel = best_channel(network, v, k, requirement)
                 if channel is not None and any(
                     c.kind == "public" and c.bandwidth >= requirement for c in network.channels[v][k]
                 ):
-                    offers.append((channel.cost, channel.delay, k, channel))
-            for _, _, k, channel in sorted(offers)[: policy.public_fanout]:
-                chosen[k] = channel
+                    found.append((channel.cost, channel.delay, k, channel))
+            public_cache[key] = [(k, channel) for _, _, k, channel in sorted(found)]
+        return public_cache[key]
+
+    def receivers(v: int, prefix: int, segment: tuple[int, ...], placed_here: bool) -> list[tuple[int, Channel]]:
+        chosen: dict[int, Channel] = {}
+        if placed_here or len(segment) - 1 < hops_allowed:
+            chosen = dict(forward(v, prefix))
+            if policy.random_neighbours is not None and len(chosen) > policy.random_neighbours:
+                keep = rng.sample(sorted(chosen), policy.random_neighbours)
+                chosen = {k: chosen[k] for k in keep}
+        at_source = prefix == 0 and len(segment) == 1 and v == task.source
+        if policy.bimodal and (placed_here or at_source):
+            added = 0
+            for k, channel in offers(v, prefix):
+                if added == policy.public_fanout:
+                    break
+                if k not in chosen:
+                    chosen[k] = channel
+                    added += 1
         return sorted(chosen.items())
 
     def extend(now: float, v: int, state: tuple) -> None:
