@@ -72,3 +72,17 @@ def test_generated_instances_solve_and_verify():
 def test_time_limit_is_passed_to_the_solver():
     result = run_method(KIND, load(ba_instance(seed=1, servers=30), "gen"), time_limit=30)
     assert result.status == "optimal" and result.verified
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_more_links_never_cost_more(seed):
+    # the bi-modal network holds every link of the dedicated-only and of the public-only network, and
+    # the generator gives the three settings of a seed the same servers and (here) the same task
+    optimum = {}
+    tasks = []
+    for network in ("dedicated", "public", "bimodal"):
+        data = bimodal_instance(seed=seed, servers=30, dedicated_links=40, network=network)
+        tasks.append(data["task"])
+        optimum[network] = run_method(KIND, load(data, network)).objective
+    assert tasks[0] == tasks[1] == tasks[2]
+    assert optimum["bimodal"] <= min(optimum["dedicated"], optimum["public"]) + 1e-9

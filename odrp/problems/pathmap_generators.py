@@ -200,32 +200,31 @@ def bimodal_instance(
         for u in range(servers)
     ]
     last_mile = [round(rng.uniform(1.0, 2.0), 3) for _ in range(servers)]
-    link_list: list[dict[str, Any]] = []
-    if network in ("dedicated", "bimodal"):
-        for u, v in edges:
-            link_list.append(
-                {
-                    "from": ids[u],
-                    "to": ids[v],
-                    "bandwidth": round(rng.uniform(1.0, 10.0), 3),
-                    "cost": rng.randint(1, 10),
-                    "delay": round(rng.uniform(1.0, 10.0), 2),
-                    "kind": "dedicated",
-                }
-            )
-    if network in ("public", "bimodal"):
-        for u in range(servers):
-            for v in range(u + 1, servers):
-                link_list.append(
-                    {
-                        "from": ids[u],
-                        "to": ids[v],
-                        "bandwidth": min(last_mile[u], last_mile[v]),
-                        "cost": public_cost,
-                        "delay": round(rng.uniform(10.0, 100.0), 2),
-                        "kind": "public",
-                    }
-                )
+    dedicated = [
+        {
+            "from": ids[u],
+            "to": ids[v],
+            "bandwidth": round(rng.uniform(1.0, 10.0), 3),
+            "cost": rng.randint(1, 10),
+            "delay": round(rng.uniform(1.0, 10.0), 2),
+            "kind": "dedicated",
+        }
+        for u, v in edges
+    ]
+    public = [
+        {
+            "from": ids[u],
+            "to": ids[v],
+            "bandwidth": min(last_mile[u], last_mile[v]),
+            "cost": public_cost,
+            "delay": round(rng.uniform(10.0, 100.0), 2),
+            "kind": "public",
+        }
+        for u in range(servers)
+        for v in range(u + 1, servers)
+    ]
+    link_list = (dedicated if network != "public" else []) + (public if network != "dedicated" else [])
+    rng = random.Random(f"{seed}-task")  # the same task in the three settings (until a redraw)
 
     def draw_task() -> dict[str, Any]:
         source, sink = rng.sample(ids, 2)
