@@ -7,8 +7,9 @@
 For each number of dedicated links and each setting (dedicated-only, public-only, bi-modal) it runs
 :func:`odrp.simulation.bimodal.simulate` per seed on the same servers and workload, prints a markdown
 table of the means (acceptance ratio, throughput, server and dedicated-link utilisation, SLA deviation,
-elongation, map messages, rollbacks) and draws Figure 9 (a) task throughput and (b) acceptance ratio
-against the number of dedicated links as a PNG (matplotlib, Agg backend).
+elongation, map messages, rollbacks and how many of them a map's own pairs caused) and draws Figure 9
+(a) task throughput and (b) acceptance ratio against the number of dedicated links as a PNG (matplotlib,
+Agg backend).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ MEASURES = (
     ("elongation_pct", "elongation %", "{:.1f}"),
     ("mean_map_messages", "map messages", "{:.0f}"),
     ("rollbacks", "rollbacks", "{:.1f}"),
+    ("self_conflicts", "of which own", "{:.1f}"),
 )
 
 

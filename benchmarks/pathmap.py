@@ -140,8 +140,13 @@ def main() -> None:
     if args.heuristics or everything:
         sizes = tuple(int(s) for s in args.sizes.split(","))
         heuristic_ratios(
-            "Heuristics against the optimum: BA dedicated networks (section 4.2), 10 components, max_null 2",
-            {f"ba, {n} servers": [ba_instance(seed=s, servers=n) for s in range(args.seeds)] for n in sizes},
+            "Heuristics against the optimum: BA dedicated networks (section 4.2), 10 components, max_null 2; "
+            "load = mean requirement / mean capacity or bandwidth (the paper: 0.5)",
+            {
+                f"ba, {n} servers, load {load}": [ba_instance(seed=s, servers=n, load=load) for s in range(args.seeds)]
+                for load in (0.5, 0.8)
+                for n in sizes
+            },
             ("least_cost_map", "annealed_least_cost_map", "random_neighbor"),
         )
         heuristic_ratios(

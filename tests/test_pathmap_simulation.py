@@ -77,7 +77,7 @@ def test_concurrent_mappings_roll_back_and_release_at_the_end():
     ]
     sim = Simulation(config, platform=_line_platform(), workload=tasks)
     result = sim.run()
-    assert result.rollbacks == 1 and result.accepted == 2 and result.arrived == 3
+    assert result.rollbacks == 1 and result.self_conflicts == 0 and result.accepted == 2 and result.arrived == 3
     assert result.audit_violations == [] and result.holdings_at_end == 0.0
     done = {t.spec.id: t for t in sim.finished}
     assert done[1].finished_s is None  # rejected

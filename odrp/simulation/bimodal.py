@@ -16,16 +16,20 @@ factors of 1).
 
 **Mapping and reservation** (section 3, Figure 3). On arrival the task is mapped by the diffusing
 computation on the resources available at that instant: LeastCostMap over dedicated links in the
-dedicated setting, ProcessMap2 otherwise (:mod:`heuristics.pathmap_diffusion`). A dedicated hop costs
-1 (the forwarding price of section 2.4), a public hop ``public_cost`` (3: dearer than any dedicated
-path within the hop limit, the paper's preference for dedicated hops). The diffusing computation's
-termination takes twice the arrival time of its last map message (the acks retrace the map messages;
-our reading). Then the delivery node probes the feasible maps, cheapest first (at most
-``max_probes``): a probe reserves, atomically, the cpu of every component on its server, r on every
-dedicated link of the map and r on the uplink of every public hop's sender (the platform "allocates
-only the uplink bandwidth" of a public hop, section 4.3). Reservations of one task and of different
-tasks are summed. A probe that finds a resource short -- another task reserved it while this one was
-mapped -- is rolled back and the next map is probed; when none succeeds the task is rejected.
+dedicated setting, ProcessMap2 otherwise (:mod:`heuristics.pathmap_diffusion`). A dedicated hop costs 1
+(the forwarding price of section 2.4), a public hop ``public_cost`` (3: dearer than any dedicated path
+within the hop limit, the paper's preference for dedicated hops). The diffusing computation's
+termination takes twice the arrival time of its last map message (the acks retrace the map messages; our
+reading). Then the delivery node probes the feasible maps, cheapest first (all of them, or the
+``max_probes`` cheapest): a probe reserves, atomically, the cpu of every component on its server, r on
+every dedicated link of the map and r on the uplink of every public hop's sender (the platform
+"allocates only the uplink bandwidth" of a public hop, section 4.3). Reservations of one task and of
+different tasks are summed. A probe that finds a resource short is rolled back and the next map is
+probed; when none succeeds the task is rejected. A resource is short either because another task
+reserved it while this one was mapped (the concurrency of Figure 3) or because the map's own pairs
+together oversubscribe a link or an uplink: the mapping checks each pair against the available bandwidth
+on its own (section 3.1), the reservation sums them. ``self_conflicts`` counts the second kind among the
+rollbacks.
 
 **Execution**. An accepted task streams from the next scheduling epoch on. Every 10 ms (``tick_s``) the
 rate of each public hop is perturbed: allocated rate x 2^(sigma Z), Z standard normal, sigma = 1 (the
@@ -99,7 +103,7 @@ class SimulationConfig:
     tick_s: float = 0.01
     sigma: float = 1.0
     reallocate: bool = True
-    max_probes: int = 5
+    max_probes: int | None = None
     seed: int = 0
     audit: bool = False
 
@@ -224,6 +228,15 @@ class Flow:
 
 
 @dataclass
+class Plan:
+    """What one feasible map asks the probe to reserve."""
+
+    cpu: dict[int, float]
+    flows: list[Flow]
+    self_conflict: bool = False  # its own pairs oversubscribe a link or uplink (checked one by one)
+
+
+@dataclass
 class RunningTask:
     spec: TaskSpec
     admitted_s: float
@@ -274,6 +287,7 @@ class SimulationResult:
     accepted: int
     completed: int
     rollbacks: int
+    self_conflicts: int
     span_s: float
     acceptance_ratio: float
     throughput_tasks_per_hour: float
@@ -341,7 +355,7 @@ class Simulation:
         self.finished: list[RunningTask] = []
         self.events: list[tuple[float, int, int, Any]] = []
         self.sequence = 0
-        self.rollbacks = 0
+        self.rollbacks = self.self_conflicts = 0
         self.moved_to_dedicated = self.moved_to_public = 0
         self.violations: list[str] = []
         self.now = 0.0
@@ -453,7 +467,7 @@ class Simulation:
         latency_s = 2.0 * run.last_arrival_ms / 1000.0
         self.push(self.now + latency_s, _MAPPED, (spec, plans, run.messages))
 
-    def plan(self, spec: TaskSpec, network: MapNetwork, fm: FeasibleMap) -> tuple[dict[int, float], list[Flow]]:
+    def plan(self, spec: TaskSpec, network: MapNetwork, fm: FeasibleMap) -> Plan:
         """The cpu and the flows a map asks for, with the links each hop used when it was mapped."""
         cpu: dict[int, float] = defaultdict(float)
         for u in fm.nodes:
@@ -471,29 +485,35 @@ class Simulation:
                 else:
                     flow.uplinks.append(a)
             flows.append(flow)
-        return dict(cpu), flows
+        plan = Plan(dict(cpu), flows)
+        plan.self_conflict = not self.fits(plan)  # the resources are still those the map was made on
+        return plan
 
-    def probe(self, spec: TaskSpec, plans: list, messages: int) -> None:
-        """Reserve the first plan that still fits; roll back the others (Figure 3)."""
+    def fits(self, plan: Plan) -> bool:
+        """Whether the plan's summed demands fit what is free now."""
         p, ledger = self.platform, self.ledger
-        for cpu, flows in plans:
-            need_link: dict[int, float] = defaultdict(float)
-            need_uplink: dict[int, float] = defaultdict(float)
-            for flow in flows:
-                for e in flow.links:
-                    need_link[e] += flow.rate
-                for u in flow.uplinks:
-                    need_uplink[u] += flow.share
-            fits = (
-                all(ledger.cpu[u] + c <= p.capacity[u] + EPS for u, c in cpu.items())
-                and all(ledger.link[e] + b <= p.links[e].bandwidth + EPS for e, b in need_link.items())
-                and all(ledger.uplink[u] + b <= p.uplink[u] + EPS for u, b in need_uplink.items())
-            )
-            if not fits:
+        need_link: dict[int, float] = defaultdict(float)
+        need_uplink: dict[int, float] = defaultdict(float)
+        for flow in plan.flows:
+            for e in flow.links:
+                need_link[e] += flow.rate
+            for u in flow.uplinks:
+                need_uplink[u] += flow.share
+        return (
+            all(ledger.cpu[u] + c <= p.capacity[u] + EPS for u, c in plan.cpu.items())
+            and all(ledger.link[e] + b <= p.links[e].bandwidth + EPS for e, b in need_link.items())
+            and all(ledger.uplink[u] + b <= p.uplink[u] + EPS for u, b in need_uplink.items())
+        )
+
+    def probe(self, spec: TaskSpec, plans: list[Plan], messages: int) -> None:
+        """Reserve the first plan that still fits; roll back the others (Figure 3)."""
+        for plan in plans:
+            if not self.fits(plan):
                 self.rollbacks += 1
+                self.self_conflicts += plan.self_conflict
                 continue
-            task = RunningTask(spec, self.now, cpu, flows, messages)
-            ledger.hold(task)
+            task = RunningTask(spec, self.now, plan.cpu, plan.flows, messages)
+            self.ledger.hold(task)
             self.running[spec.id] = task
             return
         self.finished.append(RunningTask(spec, self.now, {}, [], messages, finished_s=None))
@@ -636,6 +656,7 @@ class Simulation:
             accepted=len(accepted),
             completed=len(accepted),
             rollbacks=self.rollbacks,
+            self_conflicts=self.self_conflicts,
             span_s=span,
             acceptance_ratio=len(accepted) / arrived if arrived else 0.0,
             throughput_tasks_per_hour=len(accepted) / span * 3600.0,
