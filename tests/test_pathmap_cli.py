@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from odrp.cli import main
 from tests.pathmap_cases import HAND, OPTIMAL
 
 
@@ -77,13 +78,23 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize(("case", "mutate", "field"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
-def test_bad_input_is_one_line_and_exit_code_2(run_cli, tmp_path, case, mutate, field):
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys, case, mutate, field):
+    # in-process through the CLI's entry point (the subprocess path is exercised below)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_broken(mutate)))
+    assert main(["solve", str(path)]) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert out == "" and len(lines) == 1 and str(path) in lines[0] and field in lines[0], err
+
+
+def test_bad_input_through_a_subprocess(run_cli, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(_broken(lambda d: d["links"][0].update({"to": "S9"}))))
     proc = run_cli("solve", str(path))
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(path) in lines[0] and field in lines[0], proc.stderr
+    assert len(lines) == 1 and str(path) in lines[0] and "links[0].to" in lines[0]
     assert "Traceback" not in proc.stderr
 
 
