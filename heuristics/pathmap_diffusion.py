@@ -134,8 +134,11 @@ def best_channel(network: MapNetwork, v: int, k: int, requirement: float) -> Cha
     for channel in network.channels[v].get(k, ()):
         if channel.bandwidth < requirement:
             continue
-        tie_won = best is not None and channel.cost == best.cost and channel.kind == "dedicated" != best.kind
-        if best is None or channel.cost < best.cost or tie_won:
+        if (
+            best is None
+            or channel.cost < best.cost
+            or (channel.cost == best.cost and channel.kind == "dedicated" and best.kind != "dedicated")
+        ):
             best = channel
     return best
 

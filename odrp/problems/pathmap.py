@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt
 
@@ -67,6 +67,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+FiniteNonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""Costs, delays and requirements; a capacity or a link bandwidth may be infinite (unlimited)."""
+
+
 class ServerSpec(_Strict):
     id: str = Field(min_length=1)
     capacity: NonNegativeFloat = Field(description="C_av(v): available cpu")
@@ -78,22 +82,22 @@ class LinkSpec(_Strict):
     source: str = Field(alias="from")
     target: str = Field(alias="to")
     bandwidth: NonNegativeFloat = Field(description="B_av(e)")
-    cost: NonNegativeFloat = Field(description="W(e), additive")
-    delay: NonNegativeFloat = Field(0.0, description="propagation delay (ms); not part of the cost")
+    cost: FiniteNonNegative = Field(description="W(e), additive")
+    delay: FiniteNonNegative = Field(0.0, description="propagation delay (ms); not part of the cost")
     kind: Literal["dedicated", "public"] = "dedicated"
 
 
 class ComponentSpec(_Strict):
     id: str = Field(min_length=1)
     service: str = Field(min_length=1)
-    cpu: NonNegativeFloat = Field(description="C_req(v_i)")
+    cpu: FiniteNonNegative = Field(description="C_req(v_i)")
 
 
 class TaskSpec(_Strict):
     source: str = Field(description="server of the data source s_J")
     sink: str = Field(description="server of the delivery node t_J")
     components: list[ComponentSpec] = Field(min_length=1)
-    bandwidth: list[NonNegativeFloat] = Field(description="B_req of source->c1, c1->c2, ..., cm->sink")
+    bandwidth: list[FiniteNonNegative] = Field(description="B_req of source->c1, c1->c2, ..., cm->sink")
     max_null: NonNegativeInt = Field(1, description="forwarding-only servers allowed between consecutive components")
 
 
