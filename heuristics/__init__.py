@@ -15,17 +15,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MODULES: tuple[str, ...] = ("heuristics.storm",)
+MODULES: tuple[str, ...] = ("heuristics.storm", "heuristics.pathmap")
 
 
 @dataclass
 class HeuristicOutcome:
-    """A heuristic's answer: its solution JSON (None if it found none) and its own objective."""
+    """A heuristic's answer: its solution JSON (None if it found none) and its own objective.
+
+    ``bound`` is for methods that also prove a bound on the optimum (a relaxation, or an exhaustive
+    enumeration that ran to completion): a lower bound for a minimisation, an upper bound for a
+    maximisation; an infinite bound (+inf for min, -inf for max) proves the instance infeasible.
+    """
 
     solution: dict[str, Any] | None
     objective: float | None
     stats: dict[str, Any] = field(default_factory=dict)
     message: str = ""
+    bound: float | None = None
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,13 @@ feasible and its objective agrees with the method's own (:func:`odrp.result.agre
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
-from heuristics import Heuristic, registry
+from heuristics import Heuristic, HeuristicOutcome, registry
 from odrp.problems import ProblemKind
-from odrp.result import Result, Status, agrees, relative_gap
+from odrp.result import Result, Sense, Status, agrees, relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER
 
 
@@ -104,15 +105,33 @@ def run_method(
         instance,
         method=method,
         solver=None,
-        status="feasible" if out.solution is not None else "error",
+        status=heuristic_status(out, kind.sense),
         solution=out.solution,
         own_objective=out.objective,
-        bound=None,
+        bound=out.bound,
         runtime_s=runtime,
         stats={"seed": seed, **out.stats},
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
         scores_itself=heuristic.scores_itself,
     )
+
+
+def heuristic_status(out: HeuristicOutcome, sense: Sense) -> Status:
+    """The status of a heuristic's answer before the evaluator sees it.
+
+    - a solution whose own objective meets the method's own proven bound: ``optimal``;
+    - any other solution: ``feasible``;
+    - no solution and an infinite bound (+inf for min, -inf for max): ``infeasible`` (proven);
+    - no solution otherwise: ``error`` (nothing found; a bound-only method says so in its message
+      and still reports its bound).
+    """
+    if out.solution is not None:
+        if out.bound is not None and out.objective is not None and agrees(out.objective, out.bound):
+            return "optimal"
+        return "feasible"
+    if out.bound is not None and out.bound == (math.inf if sense == "min" else -math.inf):
+        return "infeasible"
+    return "error"
 
 
 def judge(

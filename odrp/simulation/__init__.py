@@ -1,0 +1,1 @@
+"""Discrete-event simulations of stream-processing platforms (one module per paper)."""
