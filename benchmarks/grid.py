@@ -65,7 +65,7 @@ class StudySpec(BaseModel):
     problem: str
     generator: str | None = None
     params: dict[str, Any] = {}
-    seeds: list[int] | int | None = None
+    seeds: Any = None  # a count or a list of ints, checked in _seeds (clearer errors than a union)
     instances: str | None = None
     exact: list[str] | None = None
     methods: list[str] = []
@@ -204,6 +204,7 @@ def load_grid(path: str | Path) -> Grid:
         where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise InputError(source, where, f"valid YAML ({problem})") from None
+    require(isinstance(data, dict), source, "", "a mapping with studies: (and optionally plugins:)")
     spec = validate(GridSpec, data, source)
     import_plugins(spec.plugins, source)
     grid = Grid(source=source, text=text, spec=spec)
@@ -401,13 +402,18 @@ def _generated_tasks(
     return tasks
 
 
-def _seeds(seeds: list[int] | int | None, where: str, source: str) -> list[int]:
+def _seeds(seeds: Any, where: str, source: str) -> list[int]:
     if seeds is None:
         return [0]
-    if isinstance(seeds, int):
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
         require(seeds >= 1, source, f"{where}.seeds", f"a count >= 1 or a list of seeds, got {seeds}")
         return list(range(seeds))
-    require(bool(seeds), source, f"{where}.seeds", "a non-empty list of seeds, or a count")
+    require(
+        isinstance(seeds, list) and bool(seeds) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds),
+        source,
+        f"{where}.seeds",
+        f"a count >= 1 or a non-empty list of integer seeds, got {seeds!r}",
+    )
     require(len(set(seeds)) == len(seeds), source, f"{where}.seeds", "each seed once")
     return list(seeds)
 

@@ -47,6 +47,6 @@ def fails(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> H
 
 
 NAMES = ("plugin_first_fit", "plugin_fails")
-if not set(NAMES) & set(REGISTRY):
+if not set(NAMES) & set(REGISTRY):  # registered once, under whichever module name
     register(Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False))
     register(Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"))
