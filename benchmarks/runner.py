@@ -67,6 +67,7 @@ class BenchSummary:
     startup_s: float = 0.0
     jobs_s: float = 0.0
     task_s: float = 0.0
+    task_cpu_s: float = 0.0
     wall_s: float = 0.0
     status: str = "complete"
     warnings: list[str] = field(default_factory=list)
@@ -75,7 +76,7 @@ class BenchSummary:
     def record(self) -> dict[str, Any]:
         keys = ("master", "planned", "skipped", "ran", "rows", "failed_tasks", "parallelism", "partitions")
         out = {k: getattr(self, k) for k in keys}
-        out.update({k: round(getattr(self, k), 3) for k in ("startup_s", "jobs_s", "task_s", "wall_s")})
+        out.update({k: round(getattr(self, k), 3) for k in ("startup_s", "jobs_s", "task_s", "task_cpu_s", "wall_s")})
         out.update(status=self.status, warnings=self.warnings)
         return out
 
@@ -108,11 +109,12 @@ def bench(
             "or give a new directory",
         )
     dataset.remove_partial_files(out)
-    todo = [t for t in grid.tasks if _needs_run(t, stored.get(t.instance_id), retry_errors)]
+    todo, warnings = _plan(grid.tasks, stored, retry_errors)
     summary = BenchSummary(
         out=out, master=master or _active_master() or DEFAULT_MASTER, planned=len(grid.tasks), skipped=0
     )
     summary.skipped = len(grid.tasks) - len(todo)
+    summary.warnings.extend(warnings)
     previous = dataset.read_manifest(out) or {}
     runs = [*previous.get("runs", []), {"started": _now(), "grid": str(grid_path), "grid_sha256": grid.sha256}]
     grid_record = {"file": str(grid_path), "sha256": grid.sha256, "spec": grid.spec.model_dump(mode="json")}
@@ -140,13 +142,41 @@ def bench(
     return summary
 
 
-def _needs_run(task: InstanceTask, stored: dataset.StoredInstance | None, retry_errors: bool) -> bool:
-    """An instance is done when its file holds every planned run (and, with --retry-errors, no error)."""
-    if stored is None:
-        return True
-    if not {run.key for run in task.runs} <= stored.runs:
-        return True
-    return retry_errors and stored.errors > 0
+def _plan(
+    tasks: list[InstanceTask], stored: dict[str, dataset.StoredInstance], retry_errors: bool
+) -> tuple[list[InstanceTask], list[str]]:
+    """The instances to run, and warnings about stored instances left as they are.
+
+    An instance whose file exists is done: its file is replaced only by ``--retry-errors`` when it has
+    an error row and holds no run the grid no longer plans (so replacing it loses nothing).
+    """
+    todo: list[InstanceTask] = []
+    other_plan = kept_errors = 0
+    for task in tasks:
+        entry = stored.get(task.instance_id)
+        if entry is None:
+            todo.append(task)
+            continue
+        planned = {run.key for run in task.runs}
+        if not planned <= entry.runs:
+            other_plan += 1
+        if retry_errors and entry.errors:
+            if entry.runs <= planned:
+                todo.append(task)
+            else:
+                kept_errors += 1
+    warnings = []
+    if other_plan:
+        warnings.append(
+            f"{other_plan} stored instances lack runs that the grid now plans (was the grid changed?); "
+            "they are kept as they are: run the new plan into a new --out"
+        )
+    if kept_errors:
+        warnings.append(
+            f"{kept_errors} stored instances with error rows were not retried: they hold runs the grid "
+            "no longer plans, which a retry would drop"
+        )
+    return todo, warnings
 
 
 def _execute(
@@ -214,12 +244,14 @@ def _store(outcome: dict[str, Any], out: Path, table_schema: Any, summary: Bench
     summary.ran += 1
     summary.rows += len(rows)
     summary.task_s += outcome["task_s"]
+    summary.task_cpu_s += outcome["task_cpu_s"]
     versions = {row["package_version"] for row in rows} - {odrp.__version__}
-    if versions and not summary.warnings:
-        summary.warnings.append(
-            f"workers run odrp-toolkit {', '.join(sorted(versions))}, the driver {odrp.__version__}: "
-            "install the same version on every worker"
-        )
+    warning = (
+        f"workers run odrp-toolkit {', '.join(sorted(versions))}, the driver {odrp.__version__}: "
+        "install the same version on every worker"
+    )
+    if versions and warning not in summary.warnings:
+        summary.warnings.append(warning)
 
 
 def _spark_error(error: BaseException) -> str:

@@ -3,11 +3,13 @@
 A grid lists it under ``plugins: [tests.bench_plugins]``; the runner imports it on the driver and in
 every Spark task, and ships it to cluster workers. ``plugin_first_fit`` places each operator's
 fewest stable replicas on the first node (in a seed-shuffled order) with room for them, so it is
-feasible whenever that simple rule finds room; ``plugin_fails`` always raises.
+feasible whenever that simple rule finds room; ``plugin_fails`` always raises; ``plugin_crashes``
+ends its Python worker process (as a segfaulting solver would), which kills the whole Spark task.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
@@ -46,7 +48,12 @@ def fails(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> H
     raise RuntimeError(FAILURE)
 
 
-NAMES = ("plugin_first_fit", "plugin_fails")
+def crashes(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    os._exit(3)
+
+
+NAMES = ("plugin_first_fit", "plugin_fails", "plugin_crashes")
 if not set(NAMES) & set(REGISTRY):  # registered once, under whichever module name
     register(Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False))
     register(Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"))
+    register(Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"))

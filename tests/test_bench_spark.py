@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import pandas as pd
@@ -165,3 +166,33 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_dataset(tmp_path):
     retried = bench(grid, killed, master="local[2]", resume=True, retry_errors=True, progress=False)
     assert (retried.skipped, retried.ran) == (0, 6)  # each instance had an error row: rerun, replaced
     pd.testing.assert_frame_equal(comparable(dataset.read(killed)), comparable(dataset.read(whole)))
+
+    grid.write_text(RESUME_GRID.replace("options:", "repeats: 2\n    options:"))  # a second first-fit run
+    changed = bench(grid, killed, resume=True, progress=False)
+    assert (changed.skipped, changed.ran) == (6, 0)  # nothing is replaced by another plan
+    assert changed.warnings[0].startswith("6 stored instances lack runs that the grid now plans")
+
+
+def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        plugins: [tests.bench_plugins]
+        studies:
+          - {name: crash, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [5],
+             methods: [plugin_crashes]}
+          - {name: fine, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [6]}
+        """
+        )
+    )
+    summary = bench(grid, tmp_path / "out", master="local[2]", progress=False)
+    assert (summary.ran, summary.failed_tasks) == (2, 1)
+    frame = dataset.read(tmp_path / "out")
+    crashed = frame[frame["seed"] == 5]
+    # the task died with its worker: every planned run of the instance is an error row that says so
+    assert sorted(crashed["method"]) == ["exact", "plugin_crashes"]
+    assert (crashed["status"] == "error").all()
+    assert crashed["message"].str.startswith("Spark task failed: ").all()
+    fine = frame[frame["seed"] == 6]
+    assert fine["status"].tolist() == ["optimal"]
