@@ -43,7 +43,7 @@ def failed_outcome(task: InstanceTask, message: str) -> dict[str, Any]:
     """The outcome of an instance whose Spark task died: an error row for every planned run."""
     base = _instance_columns(task)
     now = time.perf_counter(), _cpu_seconds()
-    return _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now, 0)
+    return _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now)
 
 
 def run_instance(task: InstanceTask) -> dict[str, Any]:
@@ -56,7 +56,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         registry()  # load every heuristic module now, not inside the first heuristic's runtime
     except Exception as error:  # e.g. a plugin that is not installed on this worker
         rows = [_error_row(base, task, run, f"plugins: {error}", 0.0) for run in task.runs]
-        return _outcome(task, rows, start, len(rows))
+        return _outcome(task, rows, start)
     try:
         data = task.data if task.data is not None else _generate(task)
         source = task.file or f"<{task.instance_id}>"
@@ -70,7 +70,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
     except Exception as error:  # a generator or a schema can fail in any way: record it
         message = f"instance: {_describe(error)}"
         rows = [_error_row(base, task, run, message, 0.0) for run in task.runs]
-        return _outcome(task, rows, start, len(rows))
+        return _outcome(task, rows, start)
     rows = [_run(kind, instance, task, run, base) for run in task.runs]
     optimum = best_proven(rows, kind.sense, task.mip_gap)
     for row in rows:
@@ -83,8 +83,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         if row["gap"] is not None and row["gap"] < 0:
             notes.append("objective better than the proven optimum: the exact side is wrong here")
         row["message"] = "; ".join(notes)
-    errors = sum(row["status"] == "error" for row in rows)
-    return _outcome(task, rows, start, errors)
+    return _outcome(task, rows, start)
 
 
 def _generate(task: InstanceTask) -> dict[str, Any]:
@@ -193,12 +192,11 @@ def _cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def _outcome(task: InstanceTask, rows: list[dict[str, Any]], start: tuple[float, float], errors: int) -> dict[str, Any]:
+def _outcome(task: InstanceTask, rows: list[dict[str, Any]], start: tuple[float, float]) -> dict[str, Any]:
     return {
         "instance_id": task.instance_id,
         "problem": task.problem,
         "rows": rows,
-        "errors": errors,
         "task_s": time.perf_counter() - start[0],
         "task_cpu_s": _cpu_seconds() - start[1],
         "worker": f"{socket.gethostname()}:{os.getpid()}",
