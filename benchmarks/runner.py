@@ -12,11 +12,11 @@ progress bar on stderr counts instances done, elapsed time and ETA. The tasks th
 
 Spark: the embedded ``local[*]`` by default, any cluster with ``--master spark://host:7077``.
 ``PYSPARK_PYTHON`` defaults to this interpreter (workers must have the toolkit at the same path;
-see the README), ``SPARK_LOCAL_IP`` to 127.0.0.1 for local and loopback masters, and the Spark UI
-and its console progress bar are off, the JVMs run the C1 JIT only (``--conf KEY=VALUE`` sets any
-Spark property, these included). A bare
-SparkContext is used: it starts about 7 s faster than a SparkSession. Plugin modules that live
-outside site-packages (a researcher's own heuristics) are zipped and shipped with ``addPyFile``.
+see the README), ``SPARK_LOCAL_IP`` to 127.0.0.1 for local and loopback masters; the Spark UI and
+its console progress bar are off and the JVMs run the C1 JIT only (``--conf KEY=VALUE`` sets any
+Spark property, these included). A bare SparkContext is used: it starts about 7 s faster than a
+SparkSession. Plugin modules that live outside site-packages (a researcher's own heuristics) are
+zipped and shipped with ``addPyFile``.
 """
 
 from __future__ import annotations
