@@ -76,6 +76,7 @@ class BenchSummary:
     task_cpu_s: float = 0.0
     wall_s: float = 0.0
     status: str = "complete"
+    workers: set[str] = field(default_factory=set)  # host:pid of every Python worker that ran a task
     warnings: list[str] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
@@ -83,7 +84,12 @@ class BenchSummary:
         keys = ("master", "planned", "skipped", "ran", "rows", "failed_tasks", "parallelism", "partitions")
         out = {k: getattr(self, k) for k in keys}
         out.update({k: round(getattr(self, k), 3) for k in ("startup_s", "jobs_s", "task_s", "task_cpu_s", "wall_s")})
-        out.update(status=self.status, warnings=self.warnings)
+        out.update(
+            status=self.status,
+            hosts=sorted({w.rsplit(":", 1)[0] for w in self.workers}),
+            python_workers=len(self.workers),
+            warnings=self.warnings,
+        )
         return out
 
 
@@ -256,6 +262,8 @@ def _store(outcome: dict[str, Any], out: Path, table_schema: Any, summary: Bench
     summary.rows += len(rows)
     summary.task_s += outcome["task_s"]
     summary.task_cpu_s += outcome["task_cpu_s"]
+    if outcome["worker"]:
+        summary.workers.add(outcome["worker"])
     versions = {row["package_version"] for row in rows} - {odrp.__version__}
     warning = (
         f"workers run odrp-toolkit {', '.join(sorted(versions))}, the driver {odrp.__version__}: "

@@ -60,7 +60,8 @@ def failed_outcome(task: InstanceTask, message: str) -> dict[str, Any]:
     """The outcome of an instance whose Spark task died: an error row for every planned run."""
     base = _instance_columns(task)
     now = time.perf_counter(), _cpu_seconds()
-    return _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now)
+    outcome = _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now)
+    return {**outcome, "worker": None}  # built on the driver: no worker ran it
 
 
 def run_instance(task: InstanceTask) -> dict[str, Any]:

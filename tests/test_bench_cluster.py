@@ -176,3 +176,4 @@ def test_standalone_cluster_gives_the_local_results(standalone_cluster, tmp_path
     assert [app["name"] for app in apps] == ["odrp bench"]
     manifest = json.loads((on_cluster / "manifest.json").read_text())
     assert manifest["runs"][-1]["master"] == url and manifest["status"] == "complete"
+    assert manifest["runs"][-1]["python_workers"] >= 1
