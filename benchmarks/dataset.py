@@ -202,8 +202,6 @@ def read(out: str | Path) -> Any:
 class StoredInstance:
     """What an instance's file holds: its runs (method, solver, repeat) and how many rows failed."""
 
-    problem: str
-    path: Path
     runs: set[tuple[str, str, int]] = field(default_factory=set)
     errors: int = 0
 
@@ -216,9 +214,8 @@ def stored_instances(out: str | Path) -> dict[str, StoredInstance]:
             table = pq.read_table(path, columns=["instance_id", "method", "solver", "repeat", "status"])
         except (OSError, pa.ArrowException):
             continue
-        problem = path.parent.name.split("=", 1)[1]
         for row in table.to_pylist():
-            entry = stored.setdefault(row["instance_id"], StoredInstance(problem, path))
+            entry = stored.setdefault(row["instance_id"], StoredInstance())
             entry.runs.add((row["method"], row["solver"] or "", row["repeat"]))
             entry.errors += row["status"] == "error"
     return stored

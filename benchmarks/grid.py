@@ -138,10 +138,6 @@ class Grid:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
-    @property
-    def problems(self) -> list[str]:
-        return sorted({t.problem for t in self.tasks})
-
 
 # ------------------------------------------------------------------------------------- the ids
 
