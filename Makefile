@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo debs test lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,7 +12,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+DEMO_OUT := out/quick
+
+# The main job: benchmarks/grids/quick.yaml on embedded Spark (a fresh dataset each time), then its report.
 demo: $(STAMP)
+	rm -rf $(DEMO_OUT)
+	$(BIN)/odrp bench benchmarks/grids/quick.yaml --out $(DEMO_OUT)
+	$(BIN)/odrp report $(DEMO_OUT)
+	@echo "dataset: $(DEMO_OUT)/rows/ (Parquet, one file per instance, by problem); manifest: $(DEMO_OUT)/manifest.json"
+	@echo "pictures and HTML page: $(DEMO_OUT)/report/ (open $(DEMO_OUT)/report/index.html)"
+
+# The exact ODRP optima of the paper's DEBS 2015 instances, as a table.
+debs: $(STAMP)
 	$(BIN)/python -m benchmarks.demo
 
 test: $(STAMP)

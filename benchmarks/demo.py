@@ -1,4 +1,4 @@
-"""``make demo``: solve the paper's DEBS 2015 instances exactly and print what the optimum is.
+"""``make debs``: solve the paper's DEBS 2015 instances exactly and print what the optimum is.
 
 For each source rate and three weightings of the paper's utility (response time only, cost only,
 all four metrics at 0.25) it solves the compact ODRP model with HiGHS, has the evaluator re-score

@@ -1,4 +1,4 @@
-"""The ``odrp`` command: solve, evaluate, generate, methods, schema.
+"""The ``odrp`` command: solve, evaluate, generate, methods, schema, bench, report.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
 expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
@@ -73,6 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("schema", help="print the JSON Schema of a problem kind's instances")
     p.add_argument("kind")
     p.set_defaults(handler=_schema)
+    _add_bench(sub)
+    _add_report(sub)
     return parser
 
 
@@ -262,6 +264,78 @@ def _schema(args: argparse.Namespace, _extra: list[str]) -> int:
 
     kind = get_kind(args.kind, "command line", "KIND")
     print(json.dumps(kind.schema(), indent=1))
+    return 0
+
+
+# ---------------------------------------------------------------------------- bench, report
+
+
+def _add_bench(sub: Any) -> None:
+    p = sub.add_parser("bench", help="run a benchmark grid on Spark into a Parquet dataset")
+    p.add_argument("grid", help="grid YAML (see benchmarks/grids/)")
+    p.add_argument("--out", required=True, metavar="DIR", help="dataset directory")
+    p.add_argument("--master", default=None, metavar="URL", help="Spark master (default local[*])")
+    p.add_argument("--partitions", type=int, default=None, metavar="N", help="default: one per instance")
+    p.add_argument("--resume", action="store_true", help="continue DIR: skip the instances it holds")
+    p.add_argument("--retry-errors", action="store_true", help="with --resume: rerun instances with error rows")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark property")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_bench)
+
+
+def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
+    from benchmarks.runner import bench
+
+    conf = []
+    for pair in args.conf:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError("command line", "--conf", f"KEY=VALUE, got {pair!r}")
+        conf.append((key, value))
+    try:
+        summary = bench(
+            args.grid,
+            args.out,
+            master=args.master,
+            partitions=args.partitions,
+            resume=args.resume,
+            retry_errors=args.retry_errors,
+            conf=conf,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        print(f"interrupted: finished instances are in {args.out}; rerun with --resume", file=sys.stderr)
+        return 130
+    ran = f"{summary.ran} instances run" + (f", {summary.skipped} already in {args.out}" if summary.skipped else "")
+    print(f"odrp bench: {ran}; {summary.rows} rows in {summary.wall_s:.1f} s on {summary.master}")
+    for warning in summary.warnings:
+        print(f"warning: {warning}")
+    if summary.errors:
+        print(f"{len(summary.errors)} error rows in the dataset (the message column has each one):")
+        for row in summary.errors[:20]:
+            method = row["method"] + (f"/{row['solver']}" if row["solver"] else "")
+            print(f"  {row['instance_id']} {method} repeat {row['repeat']}: {row['message']}")
+        if len(summary.errors) > 20:
+            print(f"  ... and {len(summary.errors) - 20} more")
+    print(f"dataset: {args.out}/rows (Parquet by problem), manifest: {args.out}/manifest.json")
+    print(f"next: odrp report {args.out}")
+    return 0
+
+
+def _add_report(sub: Any) -> None:
+    p = sub.add_parser("report", help="tables, pictures and an HTML page of a benchmark dataset")
+    p.add_argument("dir", help="dataset directory written by odrp bench")
+    p.add_argument("--out", default=None, metavar="REPORT_DIR", help="default: DIR/report")
+    p.set_defaults(handler=_report)
+
+
+def _report(args: argparse.Namespace, _extra: list[str]) -> int:
+    from benchmarks.dataset import files
+    from benchmarks.report import print_report, report
+
+    if not files(args.dir):
+        raise InputError(args.dir, "", "a dataset directory written by odrp bench (no rows/problem=*/ files)")
+    print_report(report(args.dir, args.out))
     return 0
 
 

@@ -1,0 +1,37 @@
+"""Fixtures of the benchmark tests: one shared local Spark context, and no plugin left behind.
+
+Import them into a test module (``from tests.bench_fixtures import forget_plugins, spark``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from heuristics import REGISTRY
+
+PLUGINS = "tests.bench_plugins"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One ``local[2]`` SparkContext for every Spark test of the session (it starts in 10-20 s).
+
+    ``benchmarks.runner`` reuses an active context and leaves it running, so tests simply call
+    ``bench(..., master="local[2]")``.
+    """
+    from benchmarks.runner import spark_context
+
+    with spark_context("local[2]") as (sc, _):
+        yield sc
+
+
+@pytest.fixture(autouse=True)
+def forget_plugins():
+    """Unregister the test plugins after each test, so that no other test sees them."""
+    yield
+    module = sys.modules.pop(PLUGINS, None)
+    if module is not None:
+        for name in module.NAMES:
+            REGISTRY.pop(name, None)

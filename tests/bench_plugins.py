@@ -1,0 +1,59 @@
+"""A plugin module for the benchmark tests: two heuristics registered from outside the package.
+
+A grid lists it under ``plugins: [tests.bench_plugins]``; the runner imports it on the driver and in
+every Spark task, and ships it to cluster workers. ``plugin_first_fit`` places each operator's
+fewest stable replicas on the first node (in a seed-shuffled order) with room for them, so it is
+feasible whenever that simple rule finds room; ``plugin_fails`` always raises; ``plugin_crashes``
+ends its Python worker process (as a segfaulting solver would), which kills the whole Spark task.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Any
+
+from heuristics import REGISTRY, Heuristic, HeuristicOutcome, register
+
+FAILURE = "deliberate failure of a test plugin"
+
+
+def first_fit(
+    instance: Any, *, seed: int = 0, time_limit: float | None = None, delay_s: float = 0.0
+) -> HeuristicOutcome:
+    """Fewest stable replicas of each operator, each on the first candidate node with room left."""
+    time.sleep(delay_s)  # lets a test catch a run in the middle
+    order = list(range(instance.n_nodes))
+    random.Random(seed).shuffle(order)
+    free = list(instance.capacity)
+    placement: dict[str, dict[str, int]] = {}
+    for i in instance.topological_order:
+        stable = instance.replica_counts(i)
+        if not stable:
+            return HeuristicOutcome(None, None, message=f"{instance.operators[i]}: no stable replica count")
+        counts: dict[str, int] = {}
+        for _ in range(stable[0]):
+            need = instance.resources[i]
+            node = next((u for u in order if u in instance.candidates[i] and free[u] >= need), None)
+            if node is None:
+                return HeuristicOutcome(None, None, message=f"{instance.operators[i]}: no node with room")
+            free[node] -= need
+            counts[instance.nodes[node]] = counts.get(instance.nodes[node], 0) + 1
+        placement[instance.operators[i]] = counts
+    return HeuristicOutcome({"placement": placement}, None, {"node_order": order})
+
+
+def fails(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    raise RuntimeError(FAILURE)
+
+
+def crashes(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    os._exit(3)
+
+
+NAMES = ("plugin_first_fit", "plugin_fails", "plugin_crashes")
+if not set(NAMES) & set(REGISTRY):  # registered once, under whichever module name
+    register(Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False))
+    register(Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"))
+    register(Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"))

@@ -1,0 +1,198 @@
+"""``odrp bench`` on embedded Spark: error rows, optima against brute force, resume after a kill.
+
+One local[2] SparkContext serves every test here (``tests.bench_fixtures.spark``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+
+from benchmarks import dataset
+from benchmarks.grid import instance_sha256
+from benchmarks.runner import bench
+from odrp.errors import InputError
+from odrp.problems import KINDS
+from odrp.problems.odrp_generators import random_instance
+from tests.bench_fixtures import forget_plugins, spark  # noqa: F401 (fixtures)
+from tests.bruteforce import odrp_optimum
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.usefixtures("spark")  # one shared local[2] context
+ODRP = KINDS["odrp"]
+TINY = {"operators": 4, "nodes": 3, "max_replicas": 2, "slots": 4, "pinned": "source"}
+
+GRID = f"""
+plugins: [tests.bench_plugins]
+studies:
+  - name: tiny
+    problem: odrp
+    generator: random
+    params: {json.dumps(TINY)}
+    seeds: [11, 12]
+    exact: [highs, cbc]
+    methods: [plugin_first_fit, plugin_fails]
+    repeats: 2
+    time_limit: 60
+  - name: debs
+    problem: odrp
+    instances: {ROOT}/instances/debs2015/debs2015-020.json
+    exact: [highs]
+    methods: [plugin_first_fit]
+"""
+
+
+def test_failing_method_is_an_error_row_and_optima_match_brute_force(tmp_path):
+    from tests.bench_plugins import FAILURE
+
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    summary = bench(grid, tmp_path / "out", master="local[2]", progress=False)
+    # per tiny instance: highs, cbc, 2 first-fit repeats, 1 failing run; DEBS: highs and first fit
+    assert (summary.ran, summary.rows, summary.failed_tasks) == (3, 2 * 5 + 2, 0)
+    frame = dataset.read(tmp_path / "out")
+    assert len(frame) == 12 and set(frame["problem"]) == {"odrp"}
+
+    failed = frame[frame["method"] == "plugin_fails"]
+    assert len(failed) == 2
+    assert (failed["status"] == "error").all() and not failed["verified"].any()
+    assert failed["message"].str.contains(f"RuntimeError: {FAILURE}").all()
+    assert failed["gap"].isna().all() and failed["optimum"].notna().all()
+    assert sorted(e["instance_id"] for e in summary.errors) == sorted(failed["instance_id"])
+
+    for seed in (11, 12):
+        rows = frame[frame["seed"] == seed]
+        data = random_instance(seed=seed, **TINY)
+        best, _ = odrp_optimum(ODRP.load(data, "tiny"))  # enumerates every placement
+        assert rows["instance_sha256"].iloc[0] == instance_sha256(data)  # generated in the task, from the seed
+        exact = rows[rows["method"] == "exact"]
+        assert sorted(exact["solver"]) == ["cbc", "highs"]
+        assert (exact["status"] == "optimal").all() and exact["verified"].all()
+        assert exact["objective"].tolist() == pytest.approx([best, best], rel=1e-6)
+        assert rows["optimum"].tolist() == pytest.approx([best] * 5, rel=1e-6)
+        assert (rows["optimum_status"] == "proven").all()
+        fits = rows[rows["method"] == "plugin_first_fit"]
+        assert sorted(fits["repeat"]) == [0, 1]
+        for fit in fits.itertuples():
+            evaluation = ODRP.evaluate(ODRP.load(data, "tiny"), json.loads(fit.solution), "fit")
+            assert fit.objective == pytest.approx(evaluation.objective, rel=1e-12)
+            assert fit.gap == pytest.approx((best - fit.objective) / abs(best), rel=1e-6, abs=1e-9)
+
+    debs = frame[frame["file"].notna()]
+    assert debs["file"].iloc[0].endswith("instances/debs2015/debs2015-020.json")
+    assert debs["size"].tolist() == [8, 8] and (debs["size_label"] == "operators").all()
+    assert debs.loc[debs["method"] == "exact", "status"].tolist() == ["optimal"]
+
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["rows"] == 12 and manifest["instances"] == 3
+    assert manifest["problems"] == {"odrp": {"instances": 3, "rows": 12, "errors": 2}}
+    for name, entry in manifest["files"].items():
+        assert entry["sha256"] == dataset.sha256_file(tmp_path / "out" / name)
+    assert manifest["versions"]["solver highs"].startswith("highs 1.12")
+    assert manifest["runs"][0]["ran"] == 3
+    with pytest.raises(InputError, match="--resume"):  # a second run into the same directory
+        bench(grid, tmp_path / "out", master="local[2]", progress=False)
+
+
+RESUME_GRID = """
+plugins: [tests.bench_plugins]
+studies:
+  - name: slow
+    problem: odrp
+    generator: random
+    params: {operators: [4, 5], nodes: 3}
+    seeds: 3
+    exact: [highs]
+    methods: [plugin_first_fit, plugin_fails]
+    options: {plugin_first_fit: {delay_s: 1.0}}
+"""
+
+
+def comparable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A dataset without what may differ between two runs: runtimes (columns and *_s stats)."""
+    frame = frame.drop(columns=["runtime_s"]).copy()
+    frame["method_stats"] = [
+        json.dumps({k: v for k, v in json.loads(s).items() if not k.endswith("_s")}) for s in frame["method_stats"]
+    ]
+    return frame.reset_index(drop=True)
+
+
+def test_resume_after_a_killed_run_gives_the_uninterrupted_dataset(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(RESUME_GRID)
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "odrp.cli", "bench", str(grid), "--out", str(killed), "--master", "local[1]"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the JVM and Python workers die with it
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while len(dataset.files(killed)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    done = len(dataset.files(killed))
+    assert 2 <= done < 6, "the run was not caught halfway"
+    assert json.loads((killed / "manifest.json").read_text())["status"] == "running"
+    partial = killed / "rows" / "problem=odrp" / ".odrp-random-0.parquet.tmp"
+    partial.write_bytes(b"half a file")  # what a kill during a write would leave
+
+    summary = bench(grid, killed, master="local[2]", resume=True, progress=False)
+    assert (summary.skipped, summary.ran) == (done, 6 - done)
+    assert not partial.exists()
+    # every instance's failing run is reported, also those written before the kill
+    assert sum(e["method"] == "plugin_fails" for e in summary.errors) == 6
+
+    whole = tmp_path / "whole"
+    bench(grid, whole, master="local[2]", progress=False)
+    pd.testing.assert_frame_equal(comparable(dataset.read(killed)), comparable(dataset.read(whole)))
+    manifest = json.loads((killed / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["rows"] == 6 * 3 and len(manifest["runs"]) == 2
+
+    again = bench(grid, killed, master="local[2]", resume=True, progress=False)
+    assert (again.skipped, again.ran, again.errors) == (6, 0, summary.errors)  # errors stay visible
+    retried = bench(grid, killed, master="local[2]", resume=True, retry_errors=True, progress=False)
+    assert (retried.skipped, retried.ran) == (0, 6)  # each instance had an error row: rerun, replaced
+    pd.testing.assert_frame_equal(comparable(dataset.read(killed)), comparable(dataset.read(whole)))
+
+    grid.write_text(RESUME_GRID.replace("options:", "repeats: 2\n    options:"))  # a second first-fit run
+    changed = bench(grid, killed, resume=True, progress=False)
+    assert (changed.skipped, changed.ran) == (6, 0)  # nothing is replaced by another plan
+    assert changed.warnings[0].startswith("6 stored instances lack runs that the grid now plans")
+
+
+def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        plugins: [tests.bench_plugins]
+        studies:
+          - {name: crash, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [5],
+             methods: [plugin_crashes]}
+          - {name: fine, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [6]}
+        """
+        )
+    )
+    summary = bench(grid, tmp_path / "out", master="local[2]", progress=False)
+    assert (summary.ran, summary.failed_tasks) == (2, 1)
+    frame = dataset.read(tmp_path / "out")
+    crashed = frame[frame["seed"] == 5]
+    # the task died with its worker: every planned run of the instance is an error row that says so
+    assert sorted(crashed["method"]) == ["exact", "plugin_crashes"]
+    assert (crashed["status"] == "error").all()
+    assert crashed["message"].str.startswith("Spark task failed: ").all()
+    fine = frame[frame["seed"] == 6]
+    assert fine["status"].tolist() == ["optimal"]
