@@ -7,7 +7,8 @@ supervisor and resource, the evaluator's test).
 **Hill climbing** (4.3.1). Start: a greedy placement that "mainly aims to satisfy the memory"
 constraint (our reading: operators in topological order, each on the supervisor with the most free
 memory among those where it fits in cpu and memory, else the one with the most free memory: a
-spread-out, "potentially highly inefficient" start). Neighbourhood, the paper's three operations:
+spread-out, "potentially highly inefficient" start; if that violates a limit, the same by
+decreasing memory demand, whichever violates fewer). Neighbourhood, the paper's three operations:
 move one operator to another supervisor; swap two operators that are not co-located; move all
 operators of a supervisor to another supervisor. A neighbour is accepted only if its violations do
 not grow and its score is lower ("the amount of constraint violations has to be reduced or at least
@@ -155,10 +156,25 @@ def budget(iterations: int | None, time_limit: float | None) -> Budget:
 
 
 def greedy_start(scorer: Scorer) -> list[int]:
-    """Topological order, each operator on the fitting supervisor with the most free memory."""
+    """The first placement without violations (else the one with fewer) of two greedy passes.
+
+    Each pass puts every operator on the supervisor with the most free memory among those where
+    it fits in cpu and memory (else the one with the most free memory); the first pass takes the
+    operators in topological order, the second by decreasing memory, then cpu, demand.
+    """
+    topological = list(scorer.order)
+    by_demand = sorted(range(scorer.n), key=lambda i: (-scorer.memory[i], -scorer.cpu[i], i))
+    first = _worst_fit(scorer, topological)
+    if not scorer.violations(first):
+        return first
+    second = _worst_fit(scorer, by_demand)
+    return second if scorer.violations(second) < scorer.violations(first) else first
+
+
+def _worst_fit(scorer: Scorer, order: list[int]) -> list[int]:
     free_cpu, free_memory = list(scorer.cpu_limit), list(scorer.memory_limit)
     p = [0] * scorer.n
-    for i in scorer.order:
+    for i in order:
         fits = [u for u in range(scorer.m) if free_cpu[u] >= scorer.cpu[i] and free_memory[u] >= scorer.memory[i]]
         u = max(fits or range(scorer.m), key=lambda v: (free_memory[v], -v))
         p[i] = u

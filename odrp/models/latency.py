@@ -75,6 +75,11 @@ class Options:
     connectivity: bool = True
     fewest_supervisors: bool = True
     twins: bool = True
+    metric_bounds: bool = False
+    """When l is a metric: a_i >= l(p(s), p(i)) for every source s reaching i, and
+    s_lat >= a_i + l(p(i), p(t)) for every sink t that i reaches (triangle inequality along paths)."""
+    supervisor_symmetry: bool = True
+    """Order interchangeable supervisors (equal capacities and, unless w1 = 0, equal latencies)."""
     scale: float | None = None
     """Objective multiplier; None: 1 / (the smallest positive weight coefficient), at most 1e6."""
 
@@ -99,15 +104,27 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
 
     # ---- cut edges -----------------------------------------------------------------------
     m.z = pyo.Var(edges, bounds=(0, 1))
-    if options.cut == "tv":
-        m.g = pyo.Var(edges, sups, domain=pyo.NonNegativeReals)
-        m.leave = pyo.Constraint(
-            edges, sups, rule=lambda m, e, u: m.g[e, u] >= m.x[inst.edges[e][0], u] - m.x[inst.edges[e][1], u]
+    flow = options.edge_latency == "flow"
+    if flow:  # the transport plan of each latency edge defines its cut and its latency together
+        flow_edges = inst.latency_edges
+        m.f = pyo.Var(flow_edges, sups, sups, domain=pyo.NonNegativeReals)
+        m.out_of = pyo.Constraint(
+            flow_edges, sups, rule=lambda m, e, u: sum(m.f[e, u, v] for v in sups) == m.x[inst.edges[e][0], u]
         )
-        m.cut = pyo.Constraint(edges, rule=lambda m, e: m.z[e] == sum(m.g[e, u] for u in sups))
+        m.into = pyo.Constraint(
+            flow_edges, sups, rule=lambda m, e, v: sum(m.f[e, u, v] for u in sups) == m.x[inst.edges[e][1], v]
+        )
+        m.flow_cut = pyo.Constraint(flow_edges, rule=lambda m, e: m.z[e] >= 1 - sum(m.f[e, u, u] for u in sups))
+    cut_edges = [e for e in edges if not flow or e in set(inst.back_edges)]
+    if options.cut == "tv":
+        m.g = pyo.Var(cut_edges, sups, domain=pyo.NonNegativeReals)
+        m.leave = pyo.Constraint(
+            cut_edges, sups, rule=lambda m, e, u: m.g[e, u] >= m.x[inst.edges[e][0], u] - m.x[inst.edges[e][1], u]
+        )
+        m.cut = pyo.Constraint(cut_edges, rule=lambda m, e: m.z[e] == sum(m.g[e, u] for u in sups))
     elif options.cut == "max":
         m.cut = pyo.Constraint(
-            edges, sups, rule=lambda m, e, u: m.z[e] >= m.x[inst.edges[e][0], u] - m.x[inst.edges[e][1], u]
+            cut_edges, sups, rule=lambda m, e, u: m.z[e] >= m.x[inst.edges[e][0], u] - m.x[inst.edges[e][1], u]
         )
     else:
         raise ValueError(f"cut: expected tv or max, got {options.cut!r}")
@@ -143,10 +160,27 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
             pairs,
             rule=lambda m, e, u, v: m.d[e] >= lat[u][v] * (m.x[inst.edges[e][0], u] + m.x[inst.edges[e][1], v] - 1),
         )
+    elif flow:
+        m.flow_latency = pyo.Constraint(
+            lat_edges,
+            rule=lambda m, e: m.d[e] >= sum(lat[u][v] * m.f[e, u, v] for u in sups for v in sups if lat[u][v] > 0),
+        )
     elif options.edge_latency != "tail":
-        raise ValueError(f"edge_latency: expected aggregated, tail or pairwise, got {options.edge_latency!r}")
+        raise ValueError(f"edge_latency: expected aggregated, tail, pairwise or flow, got {options.edge_latency!r}")
     m.path = pyo.Constraint(lat_edges, rule=lambda m, e: m.a[inst.edges[e][1]] >= m.a[inst.edges[e][0]] + m.d[e])
     m.longest = pyo.Constraint(ops, rule=lambda m, i: m.s_lat >= m.a[i])
+    if options.metric_bounds and is_metric(lat):
+        sources, sinks = _reach(inst)
+        reach = max(max(row) for row in lat)
+
+        def far(i: int, u: int, k: int) -> Any:
+            """l(u, p(k)) when i is on u (and at least 0 otherwise): an aggregated row."""
+            return sum(lat[u][v] * m.x[k, v] for v in sups) - reach * (1 - m.x[i, u])
+
+        from_source = [(s, i, u) for i in ops for s in sources[i] for u in sups]
+        to_sink = [(i, t, u) for i in ops for t in sinks[i] for u in sups]
+        m.from_source = pyo.Constraint(from_source, rule=lambda m, s, i, u: m.a[i] >= far(s, u, i))
+        m.to_sink = pyo.Constraint(to_sink, rule=lambda m, i, t, u: m.s_lat >= m.a[i] + far(i, u, t))
 
     # ---- the co-location metric (spreading) ----------------------------------------------
     if options.spreading != "none":
@@ -169,6 +203,13 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
             order,
             sups,
             rule=lambda m, i, k, u: sum(m.x[k, v] for v in range(u + 1)) <= sum(m.x[i, v] for v in range(u + 1)),
+        )
+
+    if options.supervisor_symmetry:
+        order = [(u, v) for group in interchangeable_supervisors(inst) for u, v in itertools.pairwise(group)]
+        m.supervisor_order = pyo.Constraint(order, rule=lambda m, u, v: m.y[v] <= m.y[u])
+        m.first_operator = pyo.Constraint(
+            order, ops, rule=lambda m, u, v, i: m.x[i, v] <= sum(m.x[k, u] for k in range(i))
         )
 
     # ---- objective (eq. 1) -------------------------------------------------------------------
@@ -323,6 +364,65 @@ def twin_groups(inst: LatencyInstance) -> list[list[int]]:
     # equal signatures already exclude edges between the twins (an edge i -> i' is in i's signature
     # but not in i''s, which would need i' -> i'); operators without any edge are twins too.
     return [g for g in groups.values() if len(g) > 1]
+
+
+def is_metric(lat: tuple[tuple[float, ...], ...]) -> bool:
+    """Symmetric, zero diagonal, triangle inequality (up to 1e-9 relative)."""
+    n = len(lat)
+    return all(
+        lat[u][v] == lat[v][u] and lat[u][v] <= (lat[u][k] + lat[k][v]) * (1 + 1e-9)
+        for u in range(n)
+        for v in range(n)
+        for k in range(n)
+    )
+
+
+def _reach(inst: LatencyInstance) -> tuple[list[list[int]], list[list[int]]]:
+    """Over the latency edges: the sources (no incoming latency edge) that reach each operator
+    (other than itself), and the sinks (no outgoing latency edge) that each operator reaches."""
+    n = inst.n_operators
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for e in inst.latency_edges:
+        i, j = inst.edges[e]
+        succ[i].append(j)
+    order = inst.latency_order
+    reach = [set() for _ in range(n)]
+    for i in reversed(order):
+        for j in succ[i]:
+            reach[i] |= {j} | reach[j]
+    sources = [i for i in range(n) if not inst.latency_predecessors[i]]
+    sinks = [i for i in range(n) if not succ[i]]
+    from_sources = [[s for s in sources if i in reach[s]] for i in range(n)]
+    to_sinks = [[t for t in sinks if t in reach[i]] for i in range(n)]
+    return from_sources, to_sinks
+
+
+def interchangeable_supervisors(inst: LatencyInstance) -> list[list[int]]:
+    """Classes of supervisors whose pairwise swaps leave every score unchanged.
+
+    Equal cpu and memory capacity, and, when latency counts (w1 > 0), a swap of u and v that maps
+    the latency matrix onto itself (l_uk = l_vk and l_ku = l_kv for every other k, l_uv = l_vu).
+    """
+    latency_counts = inst.weights["latency"] > 0
+    lat = inst.latency
+
+    def swappable(u: int, v: int) -> bool:
+        if (inst.supervisor_cpu[u], inst.supervisor_memory[u]) != (inst.supervisor_cpu[v], inst.supervisor_memory[v]):
+            return False
+        if not latency_counts:
+            return True
+        others = [k for k in range(inst.n_supervisors) if k not in (u, v)]
+        return lat[u][v] == lat[v][u] and all(lat[u][k] == lat[v][k] and lat[k][u] == lat[k][v] for k in others)
+
+    groups: list[list[int]] = []
+    for u in range(inst.n_supervisors):
+        for group in groups:
+            if all(swappable(u, v) for v in group):
+                group.append(u)
+                break
+        else:
+            groups.append([u])
+    return [g for g in groups if len(g) > 1]
 
 
 def _components(inst: LatencyInstance) -> int:

@@ -113,10 +113,16 @@ def estimate_coordinates(
             measured = {v: measure(u, v) for v in peer_sets[u]}
             springs = [(positions[v], measured[v]) for v in peer_sets[u]]
             positions[u] = relax(positions[u], springs, settings, rng)
-            kept = sorted(peer_sets[u], key=lambda v: (measured[v], v))[:n_keep]
-            fresh = [v for v in range(n) if v != u and v not in kept]
-            peer_sets[u] = kept + rng.sample(fresh, n_peers - n_keep)
+            peer_sets[u] = renew_peers(u, measured, n, n_keep, rng)
     return positions
+
+
+def renew_peers(u: int, measured: dict[int, float], n: int, keep: int, rng: random.Random) -> list[int]:
+    """Keep the ``keep`` peers of u with the lowest measured latency, draw the rest anew at random
+    from the other supervisors (the dropped ones included), so that u has as many peers again."""
+    kept = sorted(measured, key=lambda v: (measured[v], v))[:keep]
+    others = [v for v in range(n) if v != u and v not in kept]
+    return kept + rng.sample(others, len(measured) - len(kept))
 
 
 def noisy_measurements(latency: Sequence[Sequence[float]], noise: float, seed: int) -> Callable[[int, int], float]:

@@ -484,7 +484,7 @@ KIND = ProblemKind(
     schema=schema,
     generators={
         "random": latency_generators.random_topology,
-        "manual": latency_generators.manual_topology,
+        "paper": latency_generators.paper_topology,
     },
     exact=_exact,
     size=lambda instance: instance.n_operators,

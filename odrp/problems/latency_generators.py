@@ -246,6 +246,45 @@ def random_topology(
 
 
 MANUAL = ("t-m1", "t-m2", "t-m3")
+#: Table 1's random topologies: (operations, our seed, contains a cycle). The paper's draws (Java's
+#: Random seeded with digits of pi) cannot be replayed: these are our draws of the same sizes.
+RANDOM: dict[str, tuple[int, int, bool]] = {
+    "t-r1": (16, 1, False),
+    "t-r2": (7, 2, False),
+    "t-r3": (12, 3, False),
+    "t-r4": (15, 4, False),
+    "t-r5": (11, 5, False),
+    "t-r6": (11, 6, False),
+    "t-r7": (22, 7, False),
+    "t-r8": (8, 8, True),
+    "t-r9": (10, 9, True),
+}
+PAPER = (*MANUAL, *RANDOM)
+
+
+def paper_topology(
+    topology: str = "t-r7",
+    load: float = 0.4,
+    rate: float = 1000.0,
+    latency: str = "coordinates",
+    network_seed: int = 0,
+) -> dict[str, Any]:
+    """The paper's twelve topologies of Table 1 (T-M1..T-M3, T-R1..T-R9) on the 11-worker network."""
+    if topology in MANUAL:
+        return manual_topology(topology, rate, load, latency, network_seed)
+    if topology not in RANDOM:
+        raise ValueError(f"topology: expected one of {', '.join(PAPER)}, got {topology!r}")
+    operations, seed, cycle = RANDOM[topology]
+    return random_topology(
+        seed=seed,
+        operations=operations,
+        cycle=cycle,
+        rate=rate,
+        load=load,
+        latency=latency,
+        network_seed=network_seed,
+        name=f"{topology}-load{load:g}",
+    )
 
 
 def manual_topology(
