@@ -106,7 +106,8 @@ def test_exact_equals_brute_force(seed, weight, metric, cycle, twins, solver):
 
 SWITCHES = [
     {"edge_latency": "pairwise"},
-    {"edge_latency": "tail"},
+    {"edge_latency": "aggregated", "prune": True},
+    {"cutoff": True, "nonempty": True},
     {"edge_latency": "flow"},
     {"cut": "max", "spreading": "none"},
     {"spreading": "all", "metric_bounds": True},

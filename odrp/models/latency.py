@@ -2,35 +2,42 @@
 
 Data: operators i with cpu c_i and memory m_i; supervisors u with usable capacities C_u, M_u
 (``utilisation_limit`` times capacity); edges e = (i, j) with events t_e (total T); the edges kept
-for s_lat (:attr:`LatencyInstance.latency_edges`, a DAG) and the latency l_uv (l_uu = 0).
+for s_lat (:attr:`LatencyInstance.latency_edges`, a DAG); the latency l_uv (l_uu = 0).
 
 Variables
 
 - x[i,u] in {0,1}: operator i on supervisor u;           y[u] in {0,1}: supervisor u used;
-- g[e,u] >= 0: share of edge e = (i, j) that leaves u, g[e,u] >= x[i,u] - x[j,u]; the edge is cut
-  iff z_e = sum_u g[e,u] = 1 (at integer points z_e is 1 exactly when p(i) != p(j); in the LP
-  relaxation sum_u (x_iu - x_ju)^+ is the total-variation distance of the two rows, tighter than the
-  single-row bound z_e >= x_iu - x_ju);
-- d[e] >= 0: link latency of a latency edge; a[i] >= 0: accumulated latency at i (s_lat(i) of
-  section 4.2); s >= 0: s_lat.
+- g[e,u] >= 0: the share of edge e = (i, j) that leaves u, g[e,u] >= x[i,u] - x[j,u]; the edge is
+  cut iff z_e = sum_u g[e,u] = 1 (at integer points z_e = [p(i) != p(j)]; in the LP relaxation
+  sum_u (x_iu - x_ju)^+ is the total-variation distance of the two rows, tighter than the single-row
+  bound z_e >= x_iu - x_ju);
+- w[j,k] in [0,1] for every pair j < k: j and k share a supervisor (the co-location metric);
+- d[e] >= 0: the link latency of a latency edge; a[i] >= 0: the accumulated latency at i (s_lat(i)
+  of section 4.2); s >= 0: s_lat.
 
-Constraints
+Constraints (eq. 1's terms and section 4.2's constraints)
 
 - sum_u x[i,u] = 1 (every operator on one supervisor);  x[i,u] <= y[u];
 - sum_i c_i x[i,u] <= C_u y[u],  sum_i m_i x[i,u] <= M_u y[u] (capacity within the limit);
-- d[e] >= sum_v l_uv x[j,v] - max_v l_uv (1 - x[i,u]) for every u, and the mirror
-  d[e] >= sum_u l_uv x[i,u] - max_u l_uv (1 - x[j,v]) for every v: with i on u the first row is the
-  exact latency sum_v l_uv x[j,v] (a convex combination in the LP, tighter than the pairwise rows
+- d[e] >= sum_v l_uv x[j,v] - max_v l_uv (1 - x[i,u]) for every u: with i on u this is the exact
+  latency sum_v l_uv x[j,v] (in the LP a weighted average, tighter than the pairwise rows
   l_uv (x_iu + x_jv - 1)); exact because d only raises s, which is minimised;
 - a[j] >= a[i] + d[e] for every latency edge, s >= a[i]: the longest path as potentials, one row per
-  edge instead of one per source-sink path (s_lat is the longest path of link latencies, the
-  paper's recursion over predecessors).
+  edge instead of one per source-sink path (the paper's recursion over predecessors);
+- **spreading metric** (valid for the co-location of any placement): the part of each operator j
+  fits on j's supervisor, c_j + sum_k c_k w[j,k] <= sum_u C_u x[j,u] (and memory), an edge is cut
+  unless its ends share a supervisor, z_e >= 1 - w_e, and co-location is transitive,
+  w_ab + w_bc - w_ac <= 1 (triangle rows). The capacity rows in w make the LP pay for cut edges
+  where the plain x-relaxation spreads every operator evenly over the supervisors at no cut at all
+  (on a 42-operator instance the root bound rises from 0.30 to 0.49, the optimum being 0.525). Of
+  the n^3/2 triangle rows only those the LP relaxation violates are added, round after round
+  (:func:`separate_triangles`, a few thousand at 42 operators).
 
 Objective (eq. 1): w1 s + w2 sum_u y[u] / N + w3 sum_e z_e / |E| + w4 sum_e t_e z_e / T, multiplied
-by ``scale`` so that its coefficients are not tiny when w1 = 1e-6 (the reported objective and bound
-are divided back).
+by ``scale`` = 1 / (its smallest positive coefficient, at most 1e6) so that the latency term is not
+lost in the solver's tolerances when w1 = 1e-6 (objective and bound are divided back).
 
-Valid inequalities (each exact: it removes no integer placement's score)
+Further valid inequalities (none removes an optimal placement)
 
 - **Connectivity**: the supervisors used, joined by the cut edges, form a graph with at most as
   many components as the topology (undirected), so sum_e z_e >= sum_u y[u] - components.
@@ -40,6 +47,16 @@ Valid inequalities (each exact: it removes no integer placement's score)
   operator (same events, same treatment for s_lat) can trade places without changing the score; the
   instances of one operation are twins. For twins i < i' the supervisor index of i is at most that
   of i': sum_{v <= u} x[i',v] <= sum_{v <= u} x[i,v] for every u.
+- **Interchangeable supervisors** (symmetry, only when a swap changes no score: equal capacities and,
+  unless w1 = 0, a latency matrix that the swap maps onto itself): y ordered, and the first operator
+  on the later supervisor comes after the first on the earlier one. Rows (twins) and columns
+  (supervisors) are then both in decreasing lexicographic order, which every orbit of placements
+  contains (the lexicographically largest member), so the two orderings are compatible.
+
+The alternatives measured in ``benchmarks/latency.py`` are :class:`Options`: per-edge latency from
+both ends, pairwise, or by supervisor-pair flows (a transport plan per edge that defines its cut and
+its latency together); the single-row cut; all triangle rows at once; bounds from the triangle
+inequality of a metric latency; an objective cut-off at the hybrid heuristic's score.
 """
 
 from __future__ import annotations
@@ -47,6 +64,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import random
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +74,7 @@ import pyomo.environ as pyo
 
 from odrp.models import ExactOutcome, model_size
 from odrp.problems.latency import LatencyInstance, solution_json
+from odrp.result import relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.solvers import solve as run_solver
 
@@ -66,14 +85,20 @@ class Options:
 
     cut: str = "tv"
     """``tv``: z_e = sum_u g[e,u], g >= x_iu - x_ju; ``max``: z_e >= x_iu - x_ju for every u."""
-    edge_latency: str = "aggregated"
+    edge_latency: str = "tail"
     """``aggregated``: rows per supervisor of either end; ``tail``: of the tail only; ``pairwise``:
     l_uv (x_iu + x_jv - 1) for every pair."""
+    prune: bool = False
+    """Drop the separated triangle rows that the last LP leaves slack."""
     spreading: str = "separate"
     """Co-location metric w with triangle inequalities: ``separate`` (the violated ones, by an LP
     cutting-plane loop), ``all``, or ``none`` (no w at all)."""
     connectivity: bool = True
     fewest_supervisors: bool = True
+    cutoff: bool = False
+    """Run the hybrid heuristic first (200 iterations, seed 0) and add objective <= its score."""
+    nonempty: bool = False
+    """y[u] <= sum_i x[i,u]: a supervisor counts as used only with an operator on it."""
     twins: bool = True
     metric_bounds: bool = False
     """When l is a metric: a_i >= l(p(s), p(i)) for every source s reaching i, and
@@ -195,6 +220,8 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
     if options.connectivity and inst.edges:
         components = _components(inst)
         m.connectivity = pyo.Constraint(expr=sum(m.z[e] for e in edges) >= sum(m.y[u] for u in sups) - components)
+    if options.nonempty:
+        m.nonempty = pyo.Constraint(sups, rule=lambda m, u: m.y[u] <= sum(m.x[i, u] for i in ops))
     if options.fewest_supervisors:
         m.fewest = pyo.Constraint(expr=sum(m.y[u] for u in sups) >= fewest_supervisors(inst))
     if options.twins:
@@ -269,6 +296,7 @@ def separate_triangles(
     per_round: int = 400,
     rounds: int = 50,
     deadline: float | None = None,
+    prune: bool = False,
 ) -> dict[str, Any]:
     """Add the triangle rows that the LP relaxation violates, round after round, until none is.
 
@@ -302,6 +330,10 @@ def separate_triangles(
             added.update(fresh)
             if not fresh or (deadline is not None and time.perf_counter() > deadline):
                 break
+        if prune:  # keep only the rows the last LP needs
+            for row in m.triangles.values():
+                if pyo.value(row.body) < pyo.value(row.upper) - 1e-6:
+                    row.deactivate()
     finally:
         for v in binaries:
             v.domain = pyo.Binary
@@ -459,11 +491,19 @@ def solve(
     separation: dict[str, Any] = {}
     if options.spreading == "separate":
         deadline = None if time_limit is None else start + time_limit / 2
-        separation = separate_triangles(model, inst, deadline=deadline)
+        separation = separate_triangles(model, inst, deadline=deadline, prune=options.prune)
+    incumbent = upper_bound(inst) if options.cutoff else None
+    if incumbent is not None:
+        score, _ = incumbent
+        model.cutoff = pyo.Constraint(expr=model.objective.expr <= model.scale * score * (1 + 1e-7) + 1e-9)
     remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - start))
     raw = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap)
     run = _unscaled(raw, model.scale)
     solution = solution_json(inst, assignment(model, inst)) if run.has_solution else None
+    if incumbent is not None and solution is None and run.status == "time_limit":
+        score, placement = incumbent  # the solver found nothing in time: the heuristic's placement
+        solution = solution_json(inst, placement)
+        run = dataclasses.replace(run, objective=score, gap=relative_gap(score, run.bound, "min"))
     stats = {
         "build_s": build_s,
         **separation,
@@ -473,6 +513,16 @@ def solve(
         **model_size(model),
     }
     return ExactOutcome(run, solution, stats)
+
+
+def upper_bound(inst: LatencyInstance) -> tuple[float, list[int]] | None:
+    """The hybrid heuristic's feasible placement and score (deterministic), or None."""
+    from heuristics.latency import AntParameters, Budget, Scorer, ant_system, climb  # heuristics import odrp
+
+    scorer = Scorer(inst)
+    p, _ = ant_system(scorer, random.Random(0), Budget(100, None), AntParameters())
+    p, _ = climb(scorer, p, Budget(100, None))
+    return None if scorer.violations(p) else (scorer.score(p), p)
 
 
 def _unscaled(run: SolverRun, scale: float) -> SolverRun:
