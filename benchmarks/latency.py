@@ -1,6 +1,7 @@
 """Latency-aware placement (Ecker et al.): exact optimum, heuristic runtimes, gaps to the optimum.
 
     python -m benchmarks.latency exact      # exact solve times on the paper-sized instances
+    python -m benchmarks.latency formulations   # the model's switches on one 42-operator instance
     python -m benchmarks.latency runtime    # heuristic runtimes on T-R7 beside the paper's Table 4
     python -m benchmarks.latency gap        # each heuristic's gap to the optimum, every instance
     python -m benchmarks.latency all        # the three, in this order
@@ -8,14 +9,17 @@
 Options: ``--instances GLOB`` (default ``instances/continuum/*.json``), ``--time-limit S`` for the
 exact solver (default 600), ``--solver highs|cbc``, ``--repeats N`` (seeds 0..N-1 of the randomised
 heuristics, default 5), ``--iterations N`` (an iteration budget for the heuristics instead of the
-paper's 1 s cap). Prints markdown tables; wall seconds and process CPU seconds are both shown
-because the machine may be shared (CPU seconds are the fairer measure then: report ``uptime``).
+paper's 1 s cap), ``--optima FILE`` (the exact part writes the proven optima there; the gap part
+reads them instead of solving again when the file exists). Prints markdown tables; wall seconds and
+process CPU seconds are both shown because the machine may be shared (CPU seconds are the fairer
+measure then: report ``uptime``).
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import statistics
 import time
@@ -25,7 +29,7 @@ from typing import Any
 from odrp.io import load_instance
 from odrp.methods import run_method
 from odrp.problems import KINDS
-from odrp.result import Result, relative_gap
+from odrp.result import Result
 
 LATENCY = KINDS["latency"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +82,42 @@ def exact_table(pattern: str, solver: str, time_limit: float) -> dict[str, float
     return optima
 
 
+# ------------------------------------------------------------------------------ formulations
+
+#: The model switches compared (odrp.models.latency.Options), on one 42-operator instance.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "default (spreading metric, tail latency rows)": {},
+    "latency rows from both ends": {"edge_latency": "aggregated"},
+    "latency by supervisor-pair flows": {"edge_latency": "flow"},
+    "single-row cut z_e >= x_iu - x_ju": {"cut": "max"},
+    "no spreading metric (x-relaxation only)": {"spreading": "none"},
+    "+ prune slack triangle rows": {"prune": True},
+    "+ cut-off at the hybrid's score": {"cutoff": True},
+    "+ metric bounds": {"metric_bounds": True},
+}
+
+
+def formulations_table(solver: str, time_limit: float) -> None:
+    """Every model variant on the 42-operator random topology of seed 0 (load 0.4), and w1 = 0."""
+    from odrp.problems.latency import load
+    from odrp.problems.latency_generators import random_topology
+
+    data = random_topology(seed=0, operations=22)
+    print(f"\n### Formulations on {data['name']} (42 operators), {solver}, limit {time_limit:g} s\n")
+    print("| variant | status | objective | bound | wall s | CPU s |")
+    print("|---|---|---:|---:|---:|---:|")
+    runs = [(name, data, switches) for name, switches in VARIANTS.items()]
+    flat = {**data, "weights": {**data["weights"], "latency": 0.0}}
+    runs.append(("default with w1 = 0 (interchangeable supervisors ordered)", flat, {}))
+    for name, instance_data, switches in runs:
+        result, cpu = timed("exact", load(instance_data), solver=solver, time_limit=time_limit, options=switches)
+        print(
+            f"| {name} | {result.status} | {_num(result.objective)} | {_num(result.bound)} |"
+            f" {result.runtime_s:.1f} | {cpu:.1f} |",
+            flush=True,
+        )
+
+
 # ----------------------------------------------------------------------------------- runtime
 
 
@@ -125,7 +165,7 @@ def gap_table(pattern: str, optima: dict[str, float], repeats: int, iterations: 
             for seed in range(repeats if randomized else 1):
                 opts = {} if method.startswith("storm") else options
                 result, _ = timed(method, inst, seed=seed, options=opts)
-                gap = relative_gap(result.objective, best, "min") if result.status == "feasible" else None
+                gap = gap_to_optimum(result.objective, best) if result.status == "feasible" else None
                 if gap is not None and result.objective < best * (1 - 1e-6):
                     raise AssertionError(f"{method} beat the optimum on {name}: {result.objective} < {best}")
                 gaps.append(gap)
@@ -154,22 +194,36 @@ def gap_table(pattern: str, optima: dict[str, float], repeats: int, iterations: 
         print(f"| {method} | {len(gaps)} | {optimal} | {len(gaps) - len(feasible)} | {stats} |")
 
 
+def gap_to_optimum(objective: float | None, optimum: float) -> float | None:
+    """(objective - optimum) / |optimum|: 0 at the optimum, larger is worse (issue 4's definition)."""
+    return None if objective is None else (objective - optimum) / abs(optimum)
+
+
 def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.7f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("exact", "runtime", "gap", "all"))
+    parser.add_argument("part", choices=("exact", "formulations", "runtime", "gap", "all"))
     parser.add_argument("--instances", default=str(ROOT / "instances" / "continuum" / "*.json"))
     parser.add_argument("--solver", default="highs")
     parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=None)
+    parser.add_argument("--optima", default=None, help="JSON file: written by exact, read by gap when it exists")
     args = parser.parse_args()
     print(f"uptime: {os.getloadavg()} (1, 5, 15 min load on {os.cpu_count()} cores)")
-    if args.part in ("exact", "gap", "all"):
+    optima: dict[str, float] = {}
+    if args.optima and Path(args.optima).exists() and args.part == "gap":
+        optima = json.loads(Path(args.optima).read_text())
+        print(f"optima read from {args.optima} ({len(optima)} instances)")
+    elif args.part in ("exact", "gap", "all"):
         optima = exact_table(args.instances, args.solver, args.time_limit)
+        if args.optima:
+            Path(args.optima).write_text(json.dumps(optima, indent=1, sort_keys=True) + "\n")
+    if args.part == "formulations":
+        formulations_table(args.solver, args.time_limit)
     if args.part in ("runtime", "all"):
         runtime_table(args.repeats, args.iterations)
     if args.part in ("gap", "all"):
