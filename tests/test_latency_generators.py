@@ -170,5 +170,9 @@ def test_bad_heuristic_options_and_solutions_through_the_cli(run_cli, tmp_path):
     solution.write_text(json.dumps({"assignment": {"src": "mars"}}))
     proc = run_cli("evaluate", str(path), str(solution))
     assert proc.returncode == 2 and "assignment.src" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("solve", str(path), "--param", "cut=wide")
+    assert proc.returncode == 2 and "cut" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("solve", str(path), "--param", "triangles=3")
+    assert proc.returncode == 2 and "triangles" in proc.stderr and "Traceback" not in proc.stderr
     proc = run_cli("generate", "latency", "--generator", "paper", "--topology", "t-x")
     assert proc.returncode == 2 and "topology" in proc.stderr and "Traceback" not in proc.stderr

@@ -72,7 +72,9 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
+from odrp.errors import InputError
 from odrp.models import ExactOutcome, model_size
+from odrp.problems.base import require
 from odrp.problems.latency import LatencyInstance, solution_json
 from odrp.result import relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
@@ -483,10 +485,16 @@ def solve(
     mip_gap: float = DEFAULT_MIP_GAP,
     **switches: Any,
 ) -> ExactOutcome:
-    """Solve exactly; ``switches`` are fields of :class:`Options` (for the benchmarks)."""
+    """Solve exactly; ``switches`` are fields of :class:`Options` (``odrp solve --param cut=max``)."""
+    known = Options.__dataclass_fields__
+    unknown = sorted(set(switches) - set(known))
+    require(not unknown, "command line", "--param", f"model options among {', '.join(known)}; got {unknown}")
     options = Options(**switches)
     start = time.perf_counter()
-    model = build(inst, options)
+    try:
+        model = build(inst, options)
+    except ValueError as error:
+        raise InputError("command line", "--param", str(error)) from None
     build_s = time.perf_counter() - start
     separation: dict[str, Any] = {}
     if options.spreading == "separate":
