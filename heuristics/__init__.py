@@ -15,7 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MODULES: tuple[str, ...] = ("heuristics.storm", "heuristics.pathmap")
+MODULES: tuple[str, ...] = (
+    "heuristics.storm",
+    "heuristics.pathmap",
+    "heuristics.latency",
+)
 
 
 @dataclass

@@ -10,7 +10,11 @@ import importlib
 from odrp.errors import InputError
 from odrp.problems.base import ProblemKind
 
-_MODULES = ("odrp.problems.odrp", "odrp.problems.pathmap")
+_MODULES = (
+    "odrp.problems.odrp",
+    "odrp.problems.pathmap",
+    "odrp.problems.latency",
+)
 
 
 def _collect() -> dict[str, ProblemKind]:

@@ -1,0 +1,158 @@
+"""The exact latency MILP against brute force (both solvers, every formulation switch).
+
+The brute force is independent of the model: it enumerates every assignment of operators to
+supervisors and asks the evaluator; the tiny instances are drawn here, not by the kind's generators.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from odrp.methods import run_method
+from odrp.problems import KINDS
+from odrp.problems.latency import LatencyInstance, evaluate_assignment, load
+
+LATENCY = KINDS["latency"]
+
+
+def tiny(
+    seed: int,
+    operators: int = 6,
+    supervisors: int = 3,
+    latency_weight: float = 1e-6,
+    metric: bool = True,
+    cycle: bool = False,
+    twins: bool = False,
+) -> dict:
+    """A random DAG (every operator fed by one or two earlier ones) on random supervisors."""
+    rng = random.Random(seed)
+    ops = [{"id": "o0", "cpu": round(rng.uniform(0.1, 0.4), 3), "memory": rng.randint(50, 300), "rate": 100}]
+    edges = []
+    for k in range(1, operators):
+        ops.append({"id": f"o{k}", "cpu": round(rng.uniform(0.1, 0.5), 3), "memory": rng.randint(50, 300)})
+        for parent in sorted(rng.sample(range(k), min(k, rng.choice((1, 1, 2))))):
+            edges.append({"from": f"o{parent}", "to": f"o{k}"})
+        if rng.random() < 0.4:
+            ops[-1]["selectivity"] = round(rng.uniform(0.3, 3.0), 2)
+    if twins:  # o_last and a copy of it: same demands, same neighbours
+        last = ops[-1]
+        ops.append({**last, "id": "twin"})
+        edges += [{"from": e["from"], "to": "twin"} for e in edges if e["to"] == last["id"]]
+    if cycle:
+        edges.append({"from": f"o{operators - 1}", "to": "o1"})
+    sups = [
+        {"id": f"s{u}", "cpu": round(rng.uniform(0.6, 1.4), 2), "memory": rng.randint(400, 1000)}
+        for u in range(supervisors)
+    ]
+    if metric:
+        points = [(rng.uniform(0, 5), rng.uniform(0, 5)) for _ in sups]
+        for sup, point in zip(sups, points, strict=True):
+            sup["coordinates"] = list(point)
+        latency = None
+    else:  # asymmetric, no triangle inequality
+        latency = [[0 if u == v else rng.randint(1, 9) for v in range(supervisors)] for u in range(supervisors)]
+    data = {
+        "problem": "latency",
+        "name": f"tiny-{seed}",
+        "operators": ops,
+        "edges": edges,
+        "supervisors": sups,
+        "utilisation_limit": 0.95,
+        "weights": {"latency": latency_weight, "supervisors": 1, "colocation": 1, "events": 1},
+    }
+    if latency is not None:
+        data["latency"] = latency
+    return data
+
+
+def brute_force(inst: LatencyInstance) -> tuple[float | None, list[int] | None]:
+    """The best evaluator score over every assignment (None when no assignment is feasible)."""
+    best: tuple[float | None, list[int] | None] = (None, None)
+    for p in itertools.product(range(inst.n_supervisors), repeat=inst.n_operators):
+        ev = evaluate_assignment(inst, list(p))
+        if ev.feasible and (best[0] is None or ev.objective < best[0]):
+            best = (ev.objective, list(p))
+    return best
+
+
+# (seed, latency weight, metric latency, cycle, twins)
+CASES = [
+    (1, 1e-6, True, False, False),
+    (2, 1e-6, False, False, False),
+    (3, 0.05, True, False, False),
+    (4, 0.05, False, False, True),
+    (5, 1.0, True, True, False),
+    (6, 0.0, True, False, True),
+    (7, 1e-6, True, True, True),
+    (8, 0.2, False, True, False),
+]
+
+
+@pytest.mark.parametrize(("seed", "weight", "metric", "cycle", "twins"), CASES)
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_exact_equals_brute_force(seed, weight, metric, cycle, twins, solver):
+    inst = load(tiny(seed, latency_weight=weight, metric=metric, cycle=cycle, twins=twins))
+    best, _ = brute_force(inst)
+    assert best is not None
+    result = run_method(LATENCY, inst, "exact", solver=solver)
+    assert result.status == "optimal", result.message
+    assert result.verified, result.message
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+    assert result.bound == pytest.approx(best, rel=1e-6, abs=1e-12)
+
+
+SWITCHES = [
+    {"edge_latency": "pairwise"},
+    {"edge_latency": "aggregated", "prune": True},
+    {"cutoff": True, "nonempty": True},
+    {"edge_latency": "flow"},
+    {"cut": "max", "spreading": "none"},
+    {"spreading": "all", "metric_bounds": True},
+    {"connectivity": False, "fewest_supervisors": False, "twins": False, "supervisor_symmetry": False},
+]
+
+
+@pytest.mark.parametrize("switches", SWITCHES, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize(("seed", "weight", "metric", "cycle"), [(11, 0.1, True, False), (12, 1e-6, False, True)])
+def test_every_formulation_switch_is_exact(switches, seed, weight, metric, cycle):
+    inst = load(tiny(seed, operators=5, latency_weight=weight, metric=metric, cycle=cycle, twins=True))
+    best, _ = brute_force(inst)
+    result = run_method(LATENCY, inst, "exact", options=switches)
+    assert result.status == "optimal" and result.verified, result.message
+    assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+
+
+def test_identical_supervisors_with_latency_weight_zero():
+    """Interchangeable supervisors are ordered only when the swap leaves every score unchanged."""
+    data = tiny(21, operators=6, supervisors=4, latency_weight=0.0)
+    for sup in data["supervisors"]:
+        sup.update({"cpu": 0.8, "memory": 700})
+    inst = load(data)
+    best, _ = brute_force(inst)
+    for solver in ("highs", "cbc"):
+        result = run_method(LATENCY, inst, "exact", solver=solver)
+        assert result.status == "optimal" and result.verified
+        assert result.objective == pytest.approx(best, rel=1e-6)
+
+
+def test_infeasible_instance_is_a_result():
+    data = tiny(31)
+    data["operators"][2]["cpu"] = 5.0  # fits on no supervisor
+    inst = load(data)
+    assert brute_force(inst)[0] is None
+    for solver in ("highs", "cbc"):
+        result = run_method(LATENCY, inst, "exact", solver=solver)
+        assert result.status == "infeasible" and result.solution is None
+
+
+def test_time_limit_returns_incumbent_and_bound():
+    from odrp.problems.latency_generators import random_topology
+
+    inst = load(random_topology(seed=3, operations=22))
+    result = run_method(LATENCY, inst, "exact", time_limit=4)
+    assert result.status in ("time_limit", "optimal")
+    if result.status == "time_limit" and result.objective is not None:
+        assert result.verified and result.bound is not None and result.bound <= result.objective + 1e-12
