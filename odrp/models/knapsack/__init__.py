@@ -1,0 +1,101 @@
+"""Exact solution of every kind of the knapsack family through one general MILP.
+
+``solve(instance, solver=..., time_limit=..., mip_gap=..., **options)``: the instance is mapped to
+the general :class:`~odrp.models.knapsack.family.Family` (:mod:`.mapping`), the model of
+:mod:`.milp` is built and solved with HiGHS, CBC or CP-SAT (:mod:`odrp.solvers`), and the counts
+of the optimum are turned back into the kind's solution. ``formulation``: ``compact`` (the model
+of :mod:`.milp`), ``patterns`` (the configuration model of :mod:`.patterns`, for identical
+knapsacks) or ``auto`` (patterns when they pay, see :func:`_model`). Options (``--param KEY=VALUE``):
+``linearisation`` (standard | glover), ``capacity_cuts``, ``symmetry`` (true | false) and
+``merge_identical`` (identical items of pair-free kinds as one class; true | false).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any
+
+from odrp.models import ExactOutcome, model_size
+from odrp.models.knapsack import milp, patterns
+from odrp.models.knapsack.family import Family
+from odrp.models.knapsack.mapping import family_of, solution_of
+from odrp.models.knapsack.milp import Options, infeasible_classes
+from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
+from odrp.solvers import solve as solve_model
+
+__all__ = ["FORMULATIONS", "Family", "Options", "family_of", "solution_of", "solve"]
+
+FORMULATIONS = ("auto", "compact", "patterns")
+AUTO_PATTERN_LIMIT = 20_000
+
+
+def solve(
+    instance: Any,
+    *,
+    solver: str = DEFAULT_SOLVER,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    formulation: str = "auto",
+    linearisation: str = "standard",
+    capacity_cuts: bool = True,
+    symmetry: bool = True,
+    merge_identical: bool = True,
+) -> ExactOutcome:
+    """Solve any instance of the family exactly; an instance that cannot be feasible is a result."""
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
+    if linearisation not in ("standard", "glover"):
+        raise ValueError(f"linearisation: expected standard or glover, got {linearisation!r}")
+    start = time.perf_counter()
+    family = family_of(instance, merge_identical=bool(merge_identical))
+    options = Options(
+        linearisation=linearisation,  # type: ignore[arg-type]
+        capacity_cuts=bool(capacity_cuts),
+        symmetry=bool(symmetry),
+        integer_auxiliaries=solver == "cpsat",
+    )
+    stats: dict[str, Any] = {
+        "classes": family.n_classes,
+        "knapsacks": family.n_knapsacks,
+        "pairs": family.n_pairs,
+        **asdict(options),
+    }
+    stuck = infeasible_classes(family)
+    if stuck:
+        names = ", ".join(str(family.classes[c][0]) for c in stuck[:5])
+        message = (
+            f"infeasible: {names} ... fit in no knapsack" if len(stuck) > 5 else f"infeasible: {names} fit nowhere"
+        )
+        run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
+        return ExactOutcome(run, None, stats)
+    model, read_counts = _model(family, options, formulation, stats)
+    stats["build_s"] = time.perf_counter() - start
+    stats.update(model_size(model))
+    left = None if time_limit is None else max(0.0, time_limit - stats["build_s"])
+    run = solve_model(model, solver, left, mip_gap)
+    solution = solution_of(instance, family, read_counts(model)) if run.has_solution else None
+    return ExactOutcome(run, solution, stats)
+
+
+def _model(family: Family, options: Options, formulation: str, stats: dict[str, Any]):
+    """The model of the chosen formulation and a function reading the counts of its solution.
+
+    ``auto`` takes the configuration model when some knapsacks are identical and their patterns
+    number at most ``AUTO_PATTERN_LIMIT``, the compact model otherwise.
+    """
+    if formulation in ("patterns", "auto"):
+        identical = len(milp.knapsack_types(family)) < family.n_knapsacks
+        if formulation == "patterns" or identical:
+            limit = patterns.PATTERN_LIMIT if formulation == "patterns" else AUTO_PATTERN_LIMIT
+            try:
+                model, builder = patterns.build(family, options, limit)
+            except patterns.TooManyPatterns as error:
+                if formulation == "patterns":
+                    raise ValueError(f"formulation patterns: {error}") from None
+            else:
+                stats.update(formulation="patterns", patterns=patterns.n_patterns(builder))
+                return model, builder.counts
+    stats["formulation"] = "compact"
+    model = milp.build(family, options)
+    return model, lambda m: milp.counts(m, family)
