@@ -7,7 +7,8 @@ of the optimum are turned back into the kind's solution. ``formulation``: ``comp
 of :mod:`.milp`), ``patterns`` (the configuration model of :mod:`.patterns`, for identical
 knapsacks) or ``auto`` (patterns when they pay, see :func:`_model`). Options (``--param KEY=VALUE``):
 ``linearisation`` (standard | glover), ``capacity_cuts``, ``symmetry`` (true | false) and
-``merge_identical`` (identical items of pair-free kinds as one class; true | false).
+``merge_identical`` (identical items of pair-free kinds as one class; true | false) and ``tighten``
+(reduced capacities and the surrogate bound cut of :mod:`.bounds`; true | false).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from odrp.models import ExactOutcome, model_size
-from odrp.models.knapsack import milp, patterns
+from odrp.models.knapsack import bounds, milp, patterns
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.mapping import family_of, solution_of
 from odrp.models.knapsack.milp import Options, infeasible_classes
@@ -41,6 +42,7 @@ def solve(
     capacity_cuts: bool = True,
     symmetry: bool = True,
     merge_identical: bool = True,
+    tighten: bool = True,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result."""
     if formulation not in FORMULATIONS:
@@ -49,7 +51,10 @@ def solve(
         raise ValueError(f"linearisation: expected standard or glover, got {linearisation!r}")
     start = time.perf_counter()
     family = family_of(instance, merge_identical=bool(merge_identical))
+    if tighten:
+        family = bounds.reduce_capacities(family)
     options = Options(
+        objective_bound=bounds.surrogate_bound(family) if tighten else None,
         linearisation=linearisation,  # type: ignore[arg-type]
         capacity_cuts=bool(capacity_cuts),
         symmetry=bool(symmetry),

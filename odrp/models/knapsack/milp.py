@@ -29,6 +29,8 @@ Notation of :mod:`odrp.models.knapsack.family`. Variables and constraints:
       sum_b weight[d, b, k] (n[a, k] n[b, k]) <= (capacity[d, k] - weight[d, a, k]) n[a, k],
   written with the product variables of a's pairs (valid because every product variable is at most
   the product). They close much of the LP gap of the standard linearisation on QKP and QMKP.
+- ``objective_bound``: a proven bound on the objective (the surrogate knapsack bound of a multiple
+  knapsack, :mod:`odrp.models.knapsack.bounds`) as the cut objective <= bound.
 - ``symmetry``: identical knapsacks (same group, capacities, profits and weights) are ordered by
   load in the first hard dimension (or by copies): load[k] >= load[k'] for consecutive identical
   k < k'. Any solution can be permuted into this order, so the optimum is kept.
@@ -64,6 +66,8 @@ class Options:
     capacity_cuts: bool = True
     symmetry: bool = True
     integer_auxiliaries: bool = False
+    objective_bound: float | None = None
+    """A proven bound on the objective (:func:`odrp.models.knapsack.bounds.surrogate_bound`), added as a cut."""
 
 
 def upper_bounds(f: Family) -> np.ndarray:
@@ -350,6 +354,10 @@ class _Builder:
     def objective(self) -> None:
         sense = pyo.maximize if self.f.sense == "max" else pyo.minimize
         self.m.objective = pyo.Objective(expr=sum(self.objective_terms), sense=sense)
+        bound = self.options.objective_bound
+        if bound is not None:
+            expr = sum(self.objective_terms)
+            self.m.objective_cut = pyo.Constraint(expr=expr <= bound if self.f.sense == "max" else expr >= bound)
 
 
 def knapsack_types(f: Family) -> list[tuple[int, ...]]:
