@@ -87,7 +87,7 @@ def _finite(nodes: tuple[Node, ...], resource: str) -> bool:
     return all(math.isfinite(getattr(n, resource)) for n in nodes)
 
 
-class _Cluster:
+class Cluster:
     """Available resources of every node while tasks are being placed."""
 
     def __init__(self, view: TaskView) -> None:
@@ -112,7 +112,7 @@ class _Cluster:
         self.tasks_on[node.id] += 1
 
 
-def reference_node(cluster: _Cluster) -> Node:
+def reference_node(cluster: Cluster) -> Node:
     """The node with the most available resources in the rack with the most available resources."""
     racks = list(dict.fromkeys(n.rack for n in cluster.nodes))
     rack = max(racks, key=lambda r: (sum(cluster.amount(n) for n in cluster.nodes if n.rack == r), -racks.index(r)))
@@ -130,7 +130,7 @@ def network_distance(ref: Node, node: Node) -> int:
 def rstorm_schedule(view: TaskView, weights: dict[str, float] | None = None) -> dict[str, str]:
     """Algorithm 1: every task of ``view`` on a node; raises ValueError when a task fits nowhere."""
     w = {"cpu": 1.0, "memory": 1.0, "network": 1.0, **(weights or {})}
-    cluster = _Cluster(view)
+    cluster = Cluster(view)
     ref = reference_node(cluster)
     assignment: dict[str, str] = {}
     for position, task in enumerate(task_ordering(view)):
@@ -146,7 +146,7 @@ def rstorm_schedule(view: TaskView, weights: dict[str, float] | None = None) -> 
     return assignment
 
 
-def _distance(cluster: _Cluster, task: Task, node: Node, ref: Node, w: dict[str, float]) -> float:
+def _distance(cluster: Cluster, task: Task, node: Node, ref: Node, w: dict[str, float]) -> float:
     total = w["network"] * (network_distance(ref, node) / 3) ** 2
     for r in ("memory", "cpu"):
         if r in cluster.resources:

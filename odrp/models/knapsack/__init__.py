@@ -22,6 +22,7 @@ from odrp.models.knapsack import bounds, milp, patterns
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.mapping import family_of, solution_of
 from odrp.models.knapsack.milp import Options, infeasible_classes
+from odrp.result import relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.solvers import solve as solve_model
 
@@ -79,8 +80,26 @@ def solve(
     stats.update(model_size(model))
     left = None if time_limit is None else max(0.0, time_limit - stats["build_s"])
     run = solve_model(model, solver, left, mip_gap)
-    solution = solution_of(instance, family, read_counts(model)) if run.has_solution else None
-    return ExactOutcome(run, solution, stats)
+    if not run.has_solution:
+        return ExactOutcome(run, None, stats)
+    counts = read_counts(model)
+    _rescore(run, family, counts, stats)
+    return ExactOutcome(run, solution_of(instance, family, counts), stats)
+
+
+def _rescore(run: SolverRun, family: Family, counts: Any, stats: dict[str, Any]) -> None:
+    """Report the objective of the counts themselves.
+
+    A product variable is only bounded from the side the objective pushes, so an incumbent that is
+    not optimal (a time limit) may carry product variables below their products: the model then
+    undervalues its own assignment. The family objective of the counts is the assignment's true
+    value (never above the solver's bound); the model's figure is kept in the stats.
+    """
+    value = family.objective(counts)
+    if run.objective is not None and abs(value - run.objective) > 1e-9 * max(1.0, abs(value)):
+        stats["model_objective"] = run.objective
+    run.objective = value
+    run.gap = relative_gap(value, run.bound, family.sense)
 
 
 def _model(family: Family, options: Options, formulation: str, stats: dict[str, Any]):
