@@ -58,7 +58,7 @@ def test_readers_shapes():
     mknap2 = instances("orlib-mknap2", "mknap_orlib", "mknap2.txt")
     assert len(mknap2) == 48
     assert (len(mknap2[2]["profits"]), len(mknap2[2]["capacities"])) == (28, 2)  # WEING1: 2 constraints, 28 items
-    mkp = instances("dellamico-mkp", "mkp_dellamico_small", "probT1_0U_R50_T002_M020_N0040_seed01.txt")[0]
+    mkp = instances("dellamico-mkp", "mkp_dellamico_small", "probT1_0U_R50_T002_M020_N0040_seed06.txt")[0]
     assert (len(mkp["capacities"]), len(mkp["profits"])) == (20, 40)
     stripped = instances("bs-qkp", "qkp_billionnet_soutif", "jeu_100_25_1.txt")[0]
     original = instances("bs-qkp", "qkp_billionnet_soutif", "jeu_200_25_3.txt")[0]  # name line, "0", Comments
