@@ -60,7 +60,6 @@ class State:
             self.Qg[a, b] += qg
             self.Qg[b, a] += qg
         self.slack = f.capacity + CAPACITY_RTOL * np.maximum(1.0, np.abs(f.capacity))
-        self.hard_room = np.array([f.capacity[d] for d in f.hard]).reshape(len(f.hard), k)
 
     # -- state changes --------------------------------------------------------------------------
     def move(self, c: int, k: int, sign: int = 1) -> None:

@@ -17,14 +17,14 @@ def optimum(kind_name: str, instance: Any) -> float | None:
     kind = KINDS[kind_name]
     better = (lambda a, b: a > b) if getattr(instance, "sense", kind.sense) == "max" else (lambda a, b: a < b)
     best = None
-    for solution in _solutions(kind_name, instance):
+    for solution in solutions(kind_name, instance):
         evaluation = kind.evaluate(instance, solution, "<brute force>")
         if evaluation.feasible and (best is None or better(evaluation.objective, best)):
             best = evaluation.objective
     return best
 
 
-def _solutions(kind_name: str, instance: Any):
+def solutions(kind_name: str, instance: Any):
     if kind_name == "qm3dkp":
         tasks, nodes = instance.tasks, [n.id for n in instance.nodes]
         for choice in itertools.product(nodes, repeat=len(tasks)):

@@ -6,9 +6,11 @@ import pytest
 
 from odrp.errors import InputError
 from odrp.methods import run_method
+from odrp.models.knapsack.mapping import family_of
 from odrp.problems import KINDS
 from odrp.problems import knapsack_generators as gen
 from tests.knapsack_bruteforce import optimum as brute_force
+from tests.knapsack_bruteforce import solutions
 
 
 def load(data):
@@ -105,7 +107,7 @@ def test_bad_instances_name_the_field(data, field):
     assert error.value.field == field
 
 
-def test_bad_solutions_are_input_errors():
+def test_badsolutions_are_input_errors():
     kind = KINDS["kp"]
     with pytest.raises(InputError, match="one knapsack index or null per item"):
         kind.evaluate(load(KP), {"assignment": [0]}, "<s>")
@@ -198,3 +200,23 @@ def test_cpsat_says_when_it_cannot_scale():
     data = {"problem": "kp", "profits": [2**0.5, 1.0], "weights": [1, 1], "capacity": 1}
     result = run_method(KINDS["kp"], load(data), "exact", solver="cpsat")
     assert result.status == "error" and "scale exactly" in result.message
+
+
+@pytest.mark.parametrize("kind", sorted(TINY))
+def test_general_form_scores_every_assignment_like_the_evaluator(kind):
+    """The mapping into the general family is checked on every assignment of a tiny instance:
+    feasibility and objective of the family form equal the kind's own evaluator."""
+    instance = load(TINY[kind](1))
+    family = family_of(instance)
+    nodes = {n.id: u for u, n in enumerate(getattr(instance, "nodes", ()))}
+    checked = 0
+    for solution in solutions(kind, instance):
+        evaluation = KINDS[kind].evaluate(instance, solution, "<s>")
+        raw = solution["assignment"]
+        where = {t: nodes[v] for t, v in raw.items()} if kind == "qm3dkp" else dict(enumerate(raw))
+        counts = family.counts_of(where)
+        assert (not family.violations(counts)) == evaluation.feasible
+        if evaluation.feasible:
+            assert family.objective(counts) == pytest.approx(evaluation.objective, rel=1e-9, abs=1e-9)
+            checked += 1
+    assert checked > 0
