@@ -49,12 +49,12 @@ def rstorm(name: str) -> Any:
 def cases(root: Path) -> list[tuple[str, Any, float, list[tuple[str, dict[str, Any]]]]]:
     """(label, instance, best known optimum, [(variant label, solve options)])."""
     qkp_variants = [
-        ("standard + RLT cuts", {"formulation": "compact"}),
+        ("standard + RLT cuts", {"formulation": "compact", "capacity_cuts": True}),
         ("standard", {"formulation": "compact", "capacity_cuts": False}),
         ("glover", {"formulation": "compact", "linearisation": "glover", "capacity_cuts": False}),
     ]
     placement_variants = [
-        ("compact", {"formulation": "compact"}),
+        ("compact", {"formulation": "compact", "capacity_cuts": True}),
         ("compact, no cuts", {"formulation": "compact", "capacity_cuts": False}),
         ("patterns", {"formulation": "patterns"}),
         ("patterns, no rack order", {"formulation": "patterns", "symmetry": False}),
