@@ -220,3 +220,11 @@ def test_general_form_scores_every_assignment_like_the_evaluator(kind):
             assert family.objective(counts) == pytest.approx(evaluation.objective, rel=1e-9, abs=1e-9)
             checked += 1
     assert checked > 0
+
+
+@pytest.mark.parametrize("formulation", ["compact", "patterns"])
+def test_identical_knapsacks_that_hold_nothing(formulation):
+    # capacities 3 and 3 fit neither item (weights 10, 9): only the third knapsack packs, best item 5 alone
+    mkp = {"problem": "mkp", "profits": [5, 4], "weights": [10, 9], "capacities": [3, 3, 12]}
+    result = run_method(KINDS["mkp"], load(mkp), "exact", formulation=formulation)
+    assert result.status == "optimal" and result.objective == 5

@@ -51,6 +51,7 @@ from typing import Literal
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.core.expr.numvalue import is_constant
 
 from odrp.models.knapsack.family import Family
 from odrp.solvers import integer_scale
@@ -334,22 +335,12 @@ class _Builder:
     def symmetry(self) -> None:
         f, m = self.f, self.m
         key = f.weight[f.hard[0]] if f.hard and f.weight[f.hard[0]].any() else np.ones((f.n_classes, f.n_knapsacks))
+
+        def load(k: int):
+            return sum(float(key[c, k]) * m.n[c, k] for c in range(f.n_classes) if self.ub[c, k])
+
         pairs = list(_identical_neighbours(f))
-        m.symmetry = pyo.Constraint(
-            range(len(pairs)),
-            rule=lambda m, i: (
-                sum(
-                    float(key[c, pairs[i][0]]) * m.n[c, pairs[i][0]]
-                    for c in range(f.n_classes)
-                    if self.ub[c, pairs[i][0]]
-                )
-                >= sum(
-                    float(key[c, pairs[i][1]]) * m.n[c, pairs[i][1]]
-                    for c in range(f.n_classes)
-                    if self.ub[c, pairs[i][1]]
-                )
-            ),
-        )
+        m.symmetry = pyo.Constraint(range(len(pairs)), rule=lambda m, i: ordered(load(pairs[i][0]), load(pairs[i][1])))
 
     def objective(self) -> None:
         sense = pyo.maximize if self.f.sense == "max" else pyo.minimize
@@ -358,6 +349,13 @@ class _Builder:
         if bound is not None:
             expr = sum(self.objective_terms)
             self.m.objective_cut = pyo.Constraint(expr=expr <= bound if self.f.sense == "max" else expr >= bound)
+
+
+def ordered(larger, smaller):
+    """The row ``larger >= smaller``, skipped when both sides are constants (nothing fits)."""
+    if is_constant(larger) and is_constant(smaller):
+        return pyo.Constraint.Skip
+    return larger >= smaller
 
 
 def knapsack_types(f: Family) -> list[tuple[int, ...]]:

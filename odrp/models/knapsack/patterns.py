@@ -30,7 +30,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from odrp.models.knapsack.family import Family
-from odrp.models.knapsack.milp import Options, _Builder, knapsack_types
+from odrp.models.knapsack.milp import Options, _Builder, knapsack_types, ordered
 
 PATTERN_LIMIT = 200_000
 
@@ -156,7 +156,9 @@ class _PatternBuilder(_Builder):
             k = f.group_members[g][0]
             return sum(float(key[c, k]) * self.in_group(c, g) for c in range(f.n_classes) if self.columns[c])
 
-        m.group_order = pyo.Constraint(range(len(pairs)), rule=lambda m, i: load(pairs[i][0]) >= load(pairs[i][1]))
+        m.group_order = pyo.Constraint(
+            range(len(pairs)), rule=lambda m, i: ordered(load(pairs[i][0]), load(pairs[i][1]))
+        )
 
     def counts(self, model: pyo.ConcreteModel) -> np.ndarray:
         """Counts per knapsack: the chosen patterns of each type handed to its knapsacks in order."""
