@@ -57,7 +57,6 @@ def cases(root: Path) -> list[tuple[str, Any, float, list[tuple[str, dict[str, A
         ("compact", {"formulation": "compact", "capacity_cuts": True}),
         ("compact, no cuts", {"formulation": "compact", "capacity_cuts": False}),
         ("patterns", {"formulation": "patterns"}),
-        ("patterns, no rack order", {"formulation": "patterns", "symmetry": False}),
     ]
     qkp_root = root if (root / "qkp_billionnet_soutif" / "jeu_100_50_1.txt").exists() else TEST_DATA
     qkp_name = "jeu_100_50_1.txt" if qkp_root == root else "jeu_100_75_1.txt"

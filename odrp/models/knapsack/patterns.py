@@ -19,18 +19,18 @@ N[c, g] = sum_{tau in g, pi} pi_c y[tau, pi] only and are linearised as in the c
 pattern is valued in plain Python), identical knapsacks are no longer told apart (no symmetry), and
 the LP relaxation is the convex hull of each knapsack's patterns, which the compact model's
 products cannot reach. The price is the enumeration: patterns are listed only while their number
-stays below ``limit`` (:class:`TooManyPatterns` otherwise).
+stays below ``limit`` (:class:`TooManyPatterns` otherwise). Identical racks stay interchangeable:
+ordering them by load changed neither the LP bound nor, measurably, the time (32-36 s and 53-65 s
+with and without the order on the 12- and 24-node R-Storm instances), so the model does without.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pyomo.environ as pyo
 
 from odrp.models.knapsack.family import Family
-from odrp.models.knapsack.milp import Options, _Builder, knapsack_types, ordered
+from odrp.models.knapsack.milp import Options, _Builder, knapsack_types
 
 PATTERN_LIMIT = 200_000
 
@@ -142,24 +142,6 @@ class _PatternBuilder(_Builder):
             for (_, _, coef), product in zip(terms, self._products(terms), strict=True):
                 self.objective_terms.append(coef * product)
 
-    def group_symmetry(self) -> None:
-        """Identical groups (same knapsack types) ordered by load: any solution can swap them into order."""
-        f, m = self.f, self.m
-        key = f.weight[f.hard[0]] if f.hard and f.weight[f.hard[0]].any() else np.ones(f.weight.shape[1:])
-        by_signature: dict[tuple, list[int]] = {}
-        for g, ks in enumerate(f.group_members):
-            signature = tuple(sorted(_type_signature(f, k) for k in ks))
-            by_signature.setdefault(signature, []).append(g)
-        pairs = [(g, h) for groups in by_signature.values() for g, h in itertools.pairwise(groups)]
-
-        def load(g: int):
-            k = f.group_members[g][0]
-            return sum(float(key[c, k]) * self.in_group(c, g) for c in range(f.n_classes) if self.columns[c])
-
-        m.group_order = pyo.Constraint(
-            range(len(pairs)), rule=lambda m, i: ordered(load(pairs[i][0]), load(pairs[i][1]))
-        )
-
     def counts(self, model: pyo.ConcreteModel) -> np.ndarray:
         """Counts per knapsack: the chosen patterns of each type handed to its knapsacks in order."""
         out = np.zeros((self.f.n_classes, self.f.n_knapsacks), dtype=int)
@@ -179,14 +161,8 @@ def build(
     builder = _PatternBuilder(f, options or Options(), limit)
     builder.placement()
     builder.pair_terms()
-    if builder.options.symmetry:
-        builder.group_symmetry()
     builder.objective()
     return builder.m, builder
-
-
-def _type_signature(f: Family, k: int) -> bytes:
-    return f.capacity[:, k].tobytes() + f.profit[:, k].tobytes() + f.weight[:, :, k].tobytes()
 
 
 def n_patterns(builder: _PatternBuilder) -> int:
