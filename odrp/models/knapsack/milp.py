@@ -15,8 +15,9 @@ Notation of :mod:`odrp.models.knapsack.family`. Variables and constraints:
   group level, N[a, g] N[b, g] with N[c, g] = sum_{k in g} n[c, k] and coefficient same_group.
   Products are linearised exactly. One factor e is *expanded*: e itself when it is binary, else its
   one-hot form e = sum_t t v_t, sum_t v_t <= 1, v_t binary (v_t: exactly t copies). With z_t standing
-  for v_t * o (o the other factor, upper bound U_o):
-      z_t <= U_o v_t,   sum_t z_t <= o                       (the product from above; enough when the
+  for v_t * o (o the other factor, upper bound U_o; U_o(t) <= U_o the most copies of o that fit in the
+  knapsack beside t copies of e, hard dimensions):
+      z_t <= U_o(t) v_t,   sum_t z_t <= o                    (the product from above; enough when the
                                                              coefficient rewards the product)
       z_t >= o - U_o (1 - v_t)                               (from below, only when it is penalised)
   and the product is sum_t t z_t. For two binaries this is the standard linearisation z <= x_a,
@@ -29,8 +30,7 @@ Notation of :mod:`odrp.models.knapsack.family`. Variables and constraints:
   when it is binary):
       sum_b weight[d, b, k] ([n[a, k] = t] n[b, k]) <= (capacity[d, k] - t weight[d, a, k]) [n[a, k] = t],
   written with the product variables of a's pairs (valid because every product variable is at most
-  its product); with them, one copy more of a partner than the capacity left beside t copies of a is
-  never claimed either (the per-level bounds U_o(t) of z_t). Measured: they cut the LP bound of a
+  its product). Measured: they cut the LP bound of a
   20-item QMKP from 4 627 to 3 570 and of R-Storm's PageLoad from 830 to 778, but leave most QKP
   bounds where they are, so they are on by default only with two knapsacks or more.
 - ``objective_bound``: a proven bound on the objective (the surrogate knapsack bound of a multiple
