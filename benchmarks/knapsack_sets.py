@@ -57,9 +57,10 @@ SETS = {
     "mkp": PublishedSet("MKP SMALL (Dell'Amico et al.)", "mkp_dellamico_small", "dellamico-mkp", "probT1_*.txt"),
     "qkp100": PublishedSet("QKP n = 100 (Billionnet & Soutif)", "qkp_billionnet_soutif", "bs-qkp", "jeu_100_*.txt"),
     "qkp": PublishedSet("QKP all (Billionnet & Soutif)", "qkp_billionnet_soutif", "bs-qkp", "jeu_*.txt"),
-    "qmkp": PublishedSet("QMKP (Hiley & Julstrom)", "qmkp_hiley_julstrom", "hj-qmkp", "jeu_*.txt"),
+    "qmkp100": PublishedSet("QMKP n = 100 (Hiley & Julstrom)", "qmkp_hiley_julstrom", "hj-qmkp", "jeu_100_*.txt"),
+    "qmkp": PublishedSet("QMKP all (Hiley & Julstrom)", "qmkp_hiley_julstrom", "hj-qmkp", "jeu_*.txt"),
 }
-DEFAULT_SETS = ("gap12", "mknap", "mkp", "qkp100", "qmkp", "rstorm")
+DEFAULT_SETS = ("gap12", "mknap", "mkp", "qkp100", "qmkp100", "rstorm")
 SCHEDULERS = ("storm_default", "rstorm", "storm_ras", "greedy", "local_search")
 
 
