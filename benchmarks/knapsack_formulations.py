@@ -5,8 +5,8 @@
 - ``lp``: the LP-relaxation bound of each formulation variant (deterministic: the same on every
   machine), next to the best known optimum;
 - ``milp``: each variant solved with HiGHS under the time limit (status, objective, bound, seconds);
-- ``solvers``: HiGHS, CBC and CP-SAT on a sample of every kind (how many proven optimal, total time),
-  the measurement behind each kind's default solver.
+- ``solvers``: HiGHS, CBC and CP-SAT on a sample of every kind (how many proven optimal, total wall
+  and CPU seconds, CBC's child process included), the measurement behind each kind's default solver.
 
 Published instances come from ``--root`` (as in :mod:`benchmarks.knapsack_sets`), falling back to the
 test subset in ``tests/data/external``.
@@ -22,7 +22,7 @@ from typing import Any
 
 import pyomo.environ as pyo
 
-from benchmarks.knapsack_sets import DEFAULT_ROOT, REPO
+from benchmarks.knapsack_sets import DEFAULT_ROOT, REPO, cpu_seconds
 from odrp.io import load_instance
 from odrp.methods import run_method
 from odrp.models.knapsack import bounds, milp, patterns
@@ -106,26 +106,38 @@ def part_milp(root: Path, time_limit: float) -> None:
 
 
 def part_solvers(root: Path, time_limit: float) -> None:
+    mkp = [
+        "probT1_0U_R50_T002_M010_N0020_seed01.txt",
+        "probT1_2S_R50_T002_M010_N0020_seed01.txt",
+        "probT1_0U_R50_T002_M010_N0040_seed06.txt",
+        "probT1_0U_R50_T002_M020_N0040_seed09.txt",
+    ]
     samples: dict[str, list[Any]] = {
         "kp": [KINDS["kp"].load(gen.kp(seed=s, items=200, correlation="strong", max_weight=1000), "g") for s in (1, 2)],
-        "mkp": [
-            published(root, "mkp_dellamico_small", "dellamico-mkp", n)
-            for n in ("probT1_0U_R50_T002_M010_N0020_seed01.txt", "probT1_2S_R50_T002_M010_N0020_seed01.txt")
+        "mkp": [published(root, "mkp_dellamico_small", "dellamico-mkp", n) for n in mkp],
+        "gap": [published(root, "gap_orlib", "orlib-gap", f"gap{i}.txt", sense="min") for i in (5, 8, 12)],
+        "mdkp": [published(root, "mknap_orlib", "orlib-mknap", "mknapcb1.txt")],
+        "qkp": [
+            published(root, "qkp_billionnet_soutif", "bs-qkp", n) for n in ("jeu_100_75_1.txt", "jeu_100_25_8.txt")
         ],
-        "gap": [published(root, "gap_orlib", "orlib-gap", "gap12.txt", sense="min")],
-        "mdkp": [published(root, "mknap_orlib", "orlib-mknap", "mknap1.txt")],
-        "qkp": [published(root, "qkp_billionnet_soutif", "bs-qkp", "jeu_100_75_1.txt")],
         "qmkp": [KINDS["qmkp"].load(gen.qmkp(seed=s, items=12, knapsacks=3), "g") for s in (1, 2)],
-        "qm3dkp": [rstorm(n) for n in ("linear-computation", "star-computation", "pageload-network")],
+        "qm3dkp": [
+            rstorm(p.stem)
+            for p in sorted((REPO / "instances" / "rstorm").glob("*.json"))
+            if "-processing-" not in p.stem
+        ],
     }
-    print("| kind | instances | " + " | ".join(f"{s}: optimal, total s" for s in ("highs", "cbc", "cpsat")) + " |")
-    print("|---|---|---|---|---|")
+    solvers = ("highs", "cbc", "cpsat")
+    print("| kind | instances | " + " | ".join(f"{s}: optimal / wall s / cpu s" for s in solvers) + " |")
+    print("|---|---|" + "---|" * len(solvers))
     for kind, instances in samples.items():
         cells = []
-        for solver in ("highs", "cbc", "cpsat"):
+        for solver in solvers:
+            cpu = cpu_seconds()
             runs = [run_method(KINDS[kind], i, "exact", solver=solver, time_limit=time_limit) for i in instances]
+            cpu = cpu_seconds() - cpu
             solved = sum(r.status == "optimal" for r in runs)
-            cells.append(f"{solved}, {sum(r.runtime_s for r in runs):.1f}")
+            cells.append(f"{solved} / {sum(r.runtime_s for r in runs):.1f} / {cpu:.1f}")
         print(f"| {kind} | {len(instances)} | " + " | ".join(cells) + " |", flush=True)
 
 
