@@ -35,6 +35,9 @@ Notation of :mod:`odrp.models.knapsack.family`. Variables and constraints:
   bounds where they are, so they are on by default only with two knapsacks or more.
 - ``objective_bound``: a proven bound on the objective (the surrogate knapsack bound of a multiple
   knapsack, :mod:`odrp.models.knapsack.bounds`) as the cut objective <= bound.
+- ``objective_floor``: the value of a known solution (the warm start of
+  :func:`odrp.models.knapsack.solve`) as the row objective >= value: the search skips everything
+  worse, and a time-limited run returns the known solution when it has found nothing better.
 - ``symmetry``: identical knapsacks (same group, capacities, profits and weights) are ordered by
   load in the first hard dimension (or by copies): load[k] >= load[k'] for consecutive identical
   k < k'. Any solution can be permuted into this order, so the optimum is kept.
@@ -73,6 +76,8 @@ class Options:
     integer_auxiliaries: bool = False
     objective_bound: float | None = None
     """A proven bound on the objective (:func:`odrp.models.knapsack.bounds.surrogate_bound`), added as a cut."""
+    objective_floor: float | None = None
+    """The value of a known solution (the warm start): only solutions at least as good are searched."""
 
 
 def upper_bounds(f: Family) -> np.ndarray:
@@ -349,10 +354,12 @@ class _Builder:
     def objective(self) -> None:
         sense = pyo.maximize if self.f.sense == "max" else pyo.minimize
         self.m.objective = pyo.Objective(expr=sum(self.objective_terms), sense=sense)
-        bound = self.options.objective_bound
+        expr = sum(self.objective_terms)
+        bound, floor = self.options.objective_bound, self.options.objective_floor
         if bound is not None:
-            expr = sum(self.objective_terms)
             self.m.objective_cut = pyo.Constraint(expr=expr <= bound if self.f.sense == "max" else expr >= bound)
+        if floor is not None:
+            self.m.objective_floor = pyo.Constraint(expr=expr >= floor if self.f.sense == "max" else expr <= floor)
 
 
 def ordered(larger, smaller):
