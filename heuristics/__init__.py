@@ -19,6 +19,9 @@ MODULES: tuple[str, ...] = (
     "heuristics.storm",
     "heuristics.pathmap",
     "heuristics.latency",
+    "heuristics.rstorm",
+    "heuristics.storm_ras",
+    "heuristics.knapsack",
 )
 
 

@@ -1,4 +1,4 @@
-"""The ``odrp`` command: solve, evaluate, generate, methods, schema, bench, report.
+"""The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
 expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
@@ -65,6 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the kind's generators and their parameters")
     p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
     p.set_defaults(handler=_generate)
+
+    p = sub.add_parser("import", help="convert a published benchmark file into instance JSON files")
+    p.add_argument(
+        "format", metavar="FORMAT", help="orlib-gap, orlib-mknap, orlib-mknap2, dellamico-mkp, bs-qkp, hj-qmkp"
+    )
+    p.add_argument("file", metavar="FILE", help="the published file")
+    p.add_argument("--out", default=".", metavar="DIR", help="directory for the JSON files (default: .)")
+    p.add_argument("--sense", choices=("min", "max"), default="min", help="objective sense of GAP files (default min)")
+    p.set_defaults(handler=_import)
 
     p = sub.add_parser("methods", help="list every method and the kinds it applies to")
     p.add_argument("--json", action="store_true")
@@ -242,6 +251,29 @@ def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
         except ValueError:
             raise InputError("command line", flag, f"a value of type {type(default).__name__}, got {raw!r}") from None
     return params
+
+
+# ----------------------------------------------------------------------------------- import
+
+
+def _import(args: argparse.Namespace, _extra: list[str]) -> int:
+    """Convert every instance of a published file, validate it as its kind, write one JSON each."""
+    from pathlib import Path
+
+    from odrp.io import parse_instance
+    from odrp.problems import knapsack_io
+
+    options = {"sense": args.sense} if args.format == "orlib-gap" else {}
+    instances = knapsack_io.read(args.format, args.file, **options)
+    for data in instances:
+        parse_instance(data, f"{args.file} ({data['name']})")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for data in instances:
+        target = out / f"{knapsack_io.file_stem(data['name'])}.json"
+        target.write_text(json.dumps(data) + "\n")
+        print(target)
+    return 0
 
 
 # ------------------------------------------------------------------------- methods, schema

@@ -14,7 +14,7 @@ from typing import Any
 from heuristics import Heuristic, HeuristicOutcome, registry
 from odrp.problems import ProblemKind
 from odrp.result import Result, Sense, Status, agrees, relative_gap
-from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER
+from odrp.solvers import DEFAULT_MIP_GAP
 
 
 class UnknownMethod(ValueError):
@@ -72,7 +72,7 @@ def run_method(
     """
     start = time.perf_counter()
     if method == "exact":
-        solver = solver or DEFAULT_SOLVER
+        solver = solver or kind.default_solver
         if solver not in kind.solvers:
             raise UnknownMethod(f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}")
         settings: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
@@ -191,7 +191,7 @@ def judge(
         status=status,
         objective=objective,
         bound=bound,
-        gap=relative_gap(objective, bound, kind.sense),
+        gap=relative_gap(objective, bound, getattr(instance, "sense", kind.sense)),
         runtime_s=runtime_s,
         verified=verified,
         solution=solution,

@@ -1,4 +1,4 @@
-"""The one place that knows the solvers: HiGHS (default) and CBC for Pyomo models.
+"""The one place that knows the solvers: HiGHS (default), CBC and OR-Tools CP-SAT for Pyomo models.
 
 ``solve(model, solver=...)`` runs a Pyomo model with a time limit and a relative MIP gap and
 returns a :class:`SolverRun` with a status from the Result vocabulary (optimal, feasible,
@@ -8,6 +8,12 @@ solution exists it is loaded into the model's variables.
 - HiGHS through Pyomo's ``pyomo.contrib.solver`` interface (highspy underneath).
 - CBC is the binary that PuLP bundles, driven through Pyomo's CBC shell interface
   (``executable=``); no system package is needed.
+- CP-SAT (OR-Tools) gets the same Pyomo model, translated row by row (:func:`_solve_cpsat`). It
+  accepts integer variables with finite bounds and integer coefficients only: each row and the
+  objective are multiplied by the least common denominator of their coefficients (every value read
+  as a fraction with denominator <= 10**6, e.g. 0.1 as 1/10; :func:`integer_scale`). A model with a
+  continuous variable, a nonlinear row or a coefficient that is no such fraction is not solved: the
+  run ends with status ``error`` and a message saying why.
 """
 
 from __future__ import annotations
@@ -20,14 +26,16 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import pyomo.environ as pyo
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from odrp.result import Status, relative_gap
 
-SOLVERS = ("highs", "cbc")
+SOLVERS = ("highs", "cbc", "cpsat")
 DEFAULT_SOLVER = "highs"
 DEFAULT_MIP_GAP = 1e-6
 
@@ -60,6 +68,8 @@ def solve(
         return _solve_highs(model, time_limit, mip_gap)
     if solver == "cbc":
         return _solve_cbc(model, time_limit, mip_gap)
+    if solver == "cpsat":
+        return _solve_cpsat(model, time_limit, mip_gap)
     raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
 
 
@@ -73,6 +83,10 @@ def solver_version(solver: str) -> str:
     if solver == "cbc":
         version = _cbc().version()
         return "cbc " + ".".join(str(p) for p in version) if version else "cbc"
+    if solver == "cpsat":
+        import ortools
+
+        return f"cpsat {ortools.__version__}"
     raise ValueError(f"unknown solver {solver!r}")
 
 
@@ -182,6 +196,8 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
         bound = float(raw) if raw is not None and math.isfinite(float(raw)) else None
         if timed_out:
             bound = _cbc_best_possible(log)
+            if bound is not None and sense == "max":  # CBC minimises -objective and logs that bound
+                bound = -bound
     if tc == TerminationCondition.optimal and has_solution and not timed_out:
         status: Status = "optimal"
         bound = objective if bound is None else bound
@@ -229,3 +245,129 @@ def _quiet_pyomo():
         yield
     finally:
         logger.setLevel(level)
+
+
+# -------------------------------------------------------------------------------------- CP-SAT
+
+CPSAT_MAX_DENOMINATOR = 10**6
+
+
+class NotIntegral(ValueError):
+    """A model CP-SAT cannot take exactly (continuous variable, nonlinear row, irrational coefficient)."""
+
+
+def integer_scale(values: Iterable[float], max_denominator: int = CPSAT_MAX_DENOMINATOR) -> int:
+    """The least L such that L * v is an integer for every value, each value read as the fraction
+    with denominator <= ``max_denominator`` it equals to 1e-12 (0.1 as 1/10, 2/3 as 2/3)."""
+    lcm = 1
+    for v in values:
+        frac = Fraction(float(v)).limit_denominator(max_denominator)
+        if abs(float(frac) - float(v)) > 1e-12 * max(1.0, abs(float(v))):
+            raise NotIntegral(f"{v!r} is no fraction with a denominator <= {max_denominator}")
+        lcm = math.lcm(lcm, frac.denominator)
+    return lcm
+
+
+def _scaled(coefs: list[float], scale: int) -> list[int]:
+    return [round(c * scale) for c in coefs]
+
+
+def _cpsat_model(model: pyo.ConcreteModel):
+    """Translate ``model`` into CP-SAT: (CpModel, {pyomo var: cp var}, objective scale, objective constant)."""
+    from ortools.sat.python import cp_model
+    from pyomo.repn import generate_standard_repn
+
+    cp = cp_model.CpModel()
+    cpvar: dict[int, tuple[object, object]] = {}
+
+    def variable(var):
+        if id(var) not in cpvar:
+            lb, ub = var.bounds
+            if not (var.is_integer() or var.is_binary()) or lb is None or ub is None:
+                raise NotIntegral(f"variable {var.name} is not an integer variable with finite bounds")
+            cpvar[id(var)] = (var, cp.new_int_var(math.ceil(lb - 1e-9), math.floor(ub + 1e-9), var.name))
+        return cpvar[id(var)][1]
+
+    def linear(expr, what: str):
+        repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
+        if not repn.is_linear():
+            raise NotIntegral(f"{what} is not linear")
+        return list(repn.linear_vars), [float(c) for c in repn.linear_coefs], float(repn.constant or 0.0)
+
+    for con in model.component_data_objects(pyo.Constraint, active=True):
+        xs, coefs, constant = linear(con.body, f"constraint {con.name}")
+        lo = None if con.lower is None else pyo.value(con.lower) - constant
+        up = None if con.upper is None else pyo.value(con.upper) - constant
+        try:
+            scale = integer_scale([*coefs, *(b for b in (lo, up) if b is not None)])
+        except NotIntegral as error:
+            raise NotIntegral(f"constraint {con.name}: {error}") from None
+        terms = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
+        low = -cp_model.INT_MAX if lo is None else round(lo * scale)
+        high = cp_model.INT_MAX if up is None else round(up * scale)
+        if isinstance(terms, int):  # no variable left: a constant row
+            if not low <= 0 <= high:
+                cp.add_bool_or([])  # infeasible
+            continue
+        cp.add_linear_constraint(terms, low, high)
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    xs, coefs, constant = linear(objective.expr, "the objective")
+    try:
+        scale = integer_scale(coefs)
+    except NotIntegral as error:
+        raise NotIntegral(f"objective: {error}") from None
+    expr = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
+    if objective.sense == pyo.maximize:
+        cp.maximize(expr)
+    else:
+        cp.minimize(expr)
+    for var in model.component_data_objects(pyo.Var, active=True):
+        if not var.fixed:
+            variable(var)
+    return cp, list(cpvar.values()), scale, constant
+
+
+def _solve_cpsat(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+    from ortools.sat.python import cp_model
+
+    version = solver_version("cpsat")
+    start = time.perf_counter()
+    try:
+        cp, variables, scale, constant = _cpsat_model(model)
+    except NotIntegral as error:
+        message = f"CP-SAT needs integer variables and coefficients it can scale exactly: {error}"
+        return SolverRun(version, "error", None, None, None, time.perf_counter() - start, message)
+    solver = cp_model.CpSolver()
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (time.perf_counter() - start))
+    solver.parameters.relative_gap_limit = mip_gap
+    code = solver.solve(cp)
+    runtime = time.perf_counter() - start
+    has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    objective = bound = None
+    if has_solution:
+        for var, cpv in variables:
+            var.set_value(solver.value(cpv), skip_validation=True)
+        objective = solver.objective_value / scale + constant
+        bound = solver.best_objective_bound / scale + constant
+    timed_out = time_limit is not None and solver.wall_time >= solver.parameters.max_time_in_seconds - 0.05
+    if code == cp_model.OPTIMAL:  # proven optimal, or within relative_gap_limit
+        status: Status = "optimal"
+    elif code == cp_model.INFEASIBLE:
+        status = "infeasible"
+    elif timed_out:
+        status = "time_limit"
+    elif has_solution:
+        status = "feasible"
+    else:
+        status = "error"
+    sense = _sense(model)
+    return SolverRun(
+        solver=version,
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, sense),
+        runtime_s=runtime,
+        message="" if status != "error" else f"CP-SAT ended with {solver.status_name(code)}",
+    )

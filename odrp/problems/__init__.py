@@ -14,6 +14,7 @@ _MODULES = (
     "odrp.problems.odrp",
     "odrp.problems.pathmap",
     "odrp.problems.latency",
+    "odrp.problems.knapsack",
 )
 
 

@@ -25,7 +25,9 @@ class ProblemKind:
       :class:`odrp.models.ExactOutcome`; ``formulations`` lists the values of ``formulation=``;
     - ``generators``: name -> ``f(seed=..., **params) -> instance JSON``;
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
-    - ``taskview``: how Storm's schedulers see the kind, when they apply to it.
+    - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
+    - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
+      measurement; one of ``solvers``).
     """
 
     name: str
@@ -39,6 +41,7 @@ class ProblemKind:
     size: Callable[[Any], int]
     size_label: str = "size"
     solvers: tuple[str, ...] = ("highs", "cbc")
+    default_solver: str = "highs"
     formulations: tuple[str, ...] = ()
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None

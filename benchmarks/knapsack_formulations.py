@@ -1,0 +1,169 @@
+"""Formulation and solver choices of the knapsack family, measured.
+
+    python -m benchmarks.knapsack_formulations [--root DIR] [--time-limit 60] [--part lp,milp,solvers]
+
+- ``lp``: the LP-relaxation bound of each formulation variant (deterministic: the same on every
+  machine), next to the best known optimum;
+- ``milp``: each variant solved with HiGHS under the time limit (status, objective, bound, seconds);
+- ``solvers``: HiGHS, CBC and CP-SAT on a sample of every kind (how many proven optimal, total wall
+  and CPU seconds, CBC's child process included), the measurement behind each kind's default solver.
+
+Published instances come from ``--root`` (as in :mod:`benchmarks.knapsack_sets`), falling back to the
+test subset in ``tests/data/external``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyomo.environ as pyo
+
+from benchmarks.knapsack_sets import DEFAULT_ROOT, REPO, cpu_seconds
+from odrp.io import load_instance
+from odrp.methods import run_method
+from odrp.models.knapsack import bounds, milp, patterns
+from odrp.models.knapsack.mapping import family_of
+from odrp.problems import KINDS, knapsack_io
+from odrp.problems import knapsack_generators as gen
+from odrp.solvers import solve
+
+TEST_DATA = REPO / "tests" / "data" / "external"
+
+
+def published(root: Path, folder: str, fmt: str, name: str, **options: Any) -> Any:
+    path = root / folder / name
+    if not path.exists():
+        path = TEST_DATA / folder / name
+    data = knapsack_io.read(fmt, path, **options)[0]
+    return KINDS[data["problem"]].load(data, data["name"])
+
+
+def rstorm(name: str) -> Any:
+    return load_instance(REPO / "instances" / "rstorm" / f"{name}.json")[1]
+
+
+def cases(root: Path) -> list[tuple[str, Any, float, list[tuple[str, dict[str, Any]]]]]:
+    """(label, instance, best known optimum, [(variant label, solve options)])."""
+    qkp_variants = [
+        ("standard + RLT cuts", {"formulation": "compact", "capacity_cuts": True}),
+        ("standard", {"formulation": "compact", "capacity_cuts": False}),
+        ("glover", {"formulation": "compact", "linearisation": "glover", "capacity_cuts": False}),
+    ]
+    placement_variants = [
+        ("compact", {"formulation": "compact", "capacity_cuts": True}),
+        ("compact, no cuts", {"formulation": "compact", "capacity_cuts": False}),
+        ("patterns", {"formulation": "patterns"}),
+    ]
+    qkp_root = root if (root / "qkp_billionnet_soutif" / "jeu_100_50_1.txt").exists() else TEST_DATA
+    qkp_name = "jeu_100_50_1.txt" if qkp_root == root else "jeu_100_75_1.txt"
+    qkp_opt = 83742.0 if qkp_root == root else 189137.0
+    return [
+        (f"qkp {qkp_name}", published(qkp_root, "qkp_billionnet_soutif", "bs-qkp", qkp_name), qkp_opt, qkp_variants),
+        (
+            "qmkp 20 x 3 (generated)",
+            KINDS["qmkp"].load(gen.qmkp(items=20, knapsacks=3), "g"),
+            float("nan"),
+            qkp_variants,
+        ),
+        ("qm3dkp pageload-computation", rstorm("pageload-computation"), 595.3125, placement_variants),
+        ("qm3dkp processing-computation", rstorm("processing-computation"), 546.875, placement_variants),
+    ]
+
+
+def lp_bound(instance: Any, options: dict[str, Any]) -> float:
+    f = bounds.reduce_capacities(family_of(instance))
+    settings = {k: v for k, v in options.items() if k != "formulation"}
+    opts = milp.Options(**settings, objective_bound=bounds.surrogate_bound(f))
+    model = patterns.build(f, opts)[0] if options["formulation"] == "patterns" else milp.build(f, opts)
+    pyo.TransformationFactory("core.relax_integer_vars").apply_to(model)
+    return solve(model, "highs").objective  # type: ignore[return-value]
+
+
+def part_lp(root: Path) -> None:
+    print("| instance | variant | LP bound | best known |\n|---|---|---|---|")
+    for label, instance, best, variants in cases(root):
+        for name, options in variants:
+            print(f"| {label} | {name} | {lp_bound(instance, options):.6g} | {best:.6g} |", flush=True)
+
+
+def part_milp(root: Path, time_limit: float) -> None:
+    print("| instance | variant | status | objective | bound | s |\n|---|---|---|---|---|---|")
+    for label, instance, _, variants in cases(root):
+        kind = KINDS[instance.kind]
+        for name, options in variants:
+            extra = {k: v for k, v in options.items() if k != "formulation"}
+            r = run_method(
+                kind, instance, "exact", formulation=options["formulation"], time_limit=time_limit, options=extra
+            )
+            print(
+                f"| {label} | {name} | {r.status} | {_num(r.objective)} | {_num(r.bound)} | {r.runtime_s:.1f} |",
+                flush=True,
+            )
+
+
+def part_solvers(root: Path, time_limit: float) -> None:
+    mkp = [
+        "probT1_0U_R50_T002_M010_N0020_seed01.txt",
+        "probT1_2S_R50_T002_M010_N0020_seed01.txt",
+        "probT1_0U_R50_T002_M010_N0040_seed06.txt",
+        "probT1_0U_R50_T002_M020_N0040_seed09.txt",
+    ]
+    samples: dict[str, list[Any]] = {
+        "kp": [KINDS["kp"].load(gen.kp(seed=s, items=200, correlation="strong", max_weight=1000), "g") for s in (1, 2)],
+        "mkp": [published(root, "mkp_dellamico_small", "dellamico-mkp", n) for n in mkp],
+        "gap": [published(root, "gap_orlib", "orlib-gap", f"gap{i}.txt", sense="min") for i in (5, 8, 12)],
+        "mdkp": [published(root, "mknap_orlib", "orlib-mknap", "mknapcb1.txt")],
+        "qkp": [
+            published(root, "qkp_billionnet_soutif", "bs-qkp", n) for n in ("jeu_100_75_1.txt", "jeu_100_25_8.txt")
+        ],
+        "qmkp": [KINDS["qmkp"].load(gen.qmkp(seed=s, items=12, knapsacks=3), "g") for s in (1, 2)],
+        "qm3dkp": [
+            rstorm(p.stem)
+            for p in sorted((REPO / "instances" / "rstorm").glob("*.json"))
+            if "-processing-" not in p.stem
+        ],
+    }
+    solvers = ("highs", "cbc", "cpsat")
+    print("| kind | instances | " + " | ".join(f"{s}: optimal / wall s / cpu s" for s in solvers) + " |")
+    print("|---|---|" + "---|" * len(solvers))
+    for kind, instances in samples.items():
+        cells = []
+        for solver in solvers:
+            cpu = cpu_seconds()
+            runs = [run_method(KINDS[kind], i, "exact", solver=solver, time_limit=time_limit) for i in instances]
+            cpu = cpu_seconds() - cpu
+            solved = sum(r.status == "optimal" for r in runs)
+            cells.append(f"{solved} / {sum(r.runtime_s for r in runs):.1f} / {cpu:.1f}")
+        print(f"| {kind} | {len(instances)} | " + " | ".join(cells) + " |", flush=True)
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.6g}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--part", default="lp,milp,solvers")
+    args = parser.parse_args(argv)
+    parts = args.part.split(",")
+    print(f"time limit {args.time_limit:g} s, load {os.getloadavg()}\n")
+    if "lp" in parts:
+        part_lp(args.root)
+        print()
+    if "milp" in parts:
+        part_milp(args.root, args.time_limit)
+        print()
+    if "solvers" in parts:
+        part_solvers(args.root, args.time_limit)
+    print(f"\nload at the end {os.getloadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""A greedy and an iterated local search for every kind of the knapsack family.
+
+Both work on the general form (:class:`odrp.models.knapsack.family.Family`), so they apply to kp,
+mkp, gap, mdkp, qkp, qmkp and qm3dkp alike, and report the family's objective of their counts
+(which the kind's evaluator then checks). The search itself is :mod:`odrp.models.knapsack.search`
+(shared with the exact method's warm start):
+
+- ``greedy``: best gain per room taken, or MTHG's regret order where every item must be placed;
+- ``local_search``: iterated local search from the greedy solution, ``--param iterations=20``
+  (kick-and-descend rounds) and ``strength`` (copies moved per kick, default a tenth of them),
+  deterministic for a given seed; ``time_limit`` ends it early.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from heuristics import Heuristic, HeuristicOutcome, register
+from odrp.errors import InputError
+from odrp.models.knapsack.family import Family
+from odrp.models.knapsack.mapping import family_of, solution_of
+from odrp.models.knapsack.search import State, greedy, local_search
+from odrp.problems.knapsack import KIND as FAMILY_KINDS
+
+KINDS = tuple(kind.name for kind in FAMILY_KINDS)
+
+
+# ------------------------------------------------------------------------------- registration
+
+
+def _outcome(instance: Any, f: Family, counts: np.ndarray, stats: dict[str, Any]) -> HeuristicOutcome:
+    return HeuristicOutcome(solution_of(instance, f, counts), f.objective(counts), stats)
+
+
+def _greedy(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
+    if options:
+        raise InputError("command line", "--param", f"no options for greedy, got {sorted(options)}")
+    f = family_of(instance)
+    state = State(f)
+    if not greedy(state):
+        return HeuristicOutcome(None, None, {}, "greedy: a copy that must be placed fits in no knapsack")
+    return _outcome(instance, f, state.copy_counts(), {"placed": int(state.n.sum())})
+
+
+def _local_search(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
+    unknown = set(options) - {"iterations", "strength"}
+    if unknown:
+        raise InputError("command line", "--param", f"iterations or strength, got {sorted(unknown)}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    f = family_of(instance)
+    state = State(f)
+    if not greedy(state):
+        return HeuristicOutcome(None, None, {}, "local_search: the greedy start leaves a copy that fits nowhere")
+    start = f.objective(state.n)
+    iterations = int(options.get("iterations", 20))
+    strength = int(options.get("strength", max(2, int(f.count.sum()) // 10)))
+    counts = local_search(state, seed, iterations, strength, deadline)
+    return _outcome(instance, f, counts, {"greedy_objective": start, "iterations": iterations, "strength": strength})
+
+
+register(
+    Heuristic(
+        name="greedy",
+        kinds=KINDS,
+        run=_greedy,
+        description="knapsack family: best gain per room taken, or regret order when every item must be placed",
+    )
+)
+register(
+    Heuristic(
+        name="local_search",
+        kinds=KINDS,
+        run=_local_search,
+        description="knapsack family: iterated local search (add, drop, shift, swap, exchange) from the greedy",
+        randomized=True,
+    )
+)
