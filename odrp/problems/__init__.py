@@ -10,7 +10,7 @@ import importlib
 from odrp.errors import InputError
 from odrp.problems.base import ProblemKind
 
-_MODULES = ("odrp.problems.odrp",)
+_MODULES = ("odrp.problems.odrp", "odrp.problems.throughput")
 
 
 def _collect() -> dict[str, ProblemKind]:
