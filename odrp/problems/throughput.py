@@ -480,5 +480,6 @@ KIND = ProblemKind(
     exact=_exact,
     size=size,
     size_label="components x machines",
+    solvers=("highs", "cbc", "cpsat"),
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
 )
