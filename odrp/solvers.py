@@ -252,7 +252,12 @@ def _c_stdout_silenced():
 
 
 def run_highspy(
-    highs, sense: str, time_limit: float | None = None, mip_gap: float = DEFAULT_MIP_GAP, mip: bool = True
+    highs,
+    sense: str,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    mip: bool = True,
+    max_solutions: int | None = None,
 ) -> SolverRun:
     """Run a ``highspy.Highs`` that holds a model; status, incumbent, bound and gap as a :class:`SolverRun`.
 
@@ -265,6 +270,8 @@ def run_highspy(
     highs.setOptionValue("mip_rel_gap", float(mip_gap))
     if time_limit is not None:
         highs.setOptionValue("time_limit", max(0.0, float(time_limit)))
+    if max_solutions is not None:
+        highs.setOptionValue("mip_max_improving_sols", int(max_solutions))
     start = time.perf_counter()
     with _c_stdout_silenced():
         highs.run()
@@ -283,7 +290,7 @@ def run_highspy(
         status, objective, bound = "infeasible", None, None
     elif model_status == status_codes.kTimeLimit:
         status = "time_limit"
-    elif has_solution:
+    elif has_solution:  # including a stop after max_solutions improving solutions
         status = "feasible"
     else:
         status = "error"
@@ -298,11 +305,22 @@ def run_highspy(
     )
 
 
-def run_cpsat(model, sense: str, time_limit: float | None = None, gap_limit: float = 0.0, workers: int = 1):
+CPSAT_PARAMETERS: dict[str, object] = {}
+"""Extra CP-SAT parameters (name -> value) for every :func:`run_cpsat`."""
+
+
+def run_cpsat(
+    model,
+    sense: str,
+    time_limit: float | None = None,
+    gap_limit: float = 0.0,
+    workers: int = 1,
+    max_solutions: int | None = None,
+):
     """Solve an OR-Tools CP-SAT model; returns (SolverRun, the CpSolver that holds the values).
 
-    ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); a model without objective
-    is a feasibility problem (status optimal when a solution is found).
+    ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); ``max_solutions`` stops the
+    search after that many improving solutions (status ``feasible``).
     """
     from ortools.sat.python import cp_model
 
@@ -311,15 +329,20 @@ def run_cpsat(model, sense: str, time_limit: float | None = None, gap_limit: flo
     solver.parameters.relative_gap_limit = float(gap_limit)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    for key, value in CPSAT_PARAMETERS.items():
+        setattr(solver.parameters, key, value)
+    callback = _StopAfter(max_solutions) if max_solutions is not None else None
     start = time.perf_counter()
-    code = solver.Solve(model)
+    code = solver.Solve(model, callback)
     runtime = time.perf_counter() - start
     has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     with_objective = model.HasObjective()
     objective = solver.ObjectiveValue() if has_solution and with_objective else None
     bound = solver.BestObjectiveBound() if has_solution and with_objective else None
-    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap_limit > 0):
+    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap_limit > 0 and callback is None):
         status: Status = "optimal"
+    elif code == cp_model.FEASIBLE and callback is not None and callback.stopped:
+        status = "feasible"
     elif code == cp_model.INFEASIBLE:
         status = "infeasible"
     elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None:
@@ -346,3 +369,23 @@ def cpsat_version() -> str:
     import ortools
 
     return f"cpsat {ortools.__version__}"
+
+
+def _StopAfter(count: int):  # a class factory: ortools is imported lazily
+    from ortools.sat.python import cp_model
+
+    class StopAfter(cp_model.CpSolverSolutionCallback):
+        """Stop CP-SAT after ``count`` improving solutions."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = 0
+            self.stopped = False
+
+        def on_solution_callback(self) -> None:
+            self.found += 1
+            if self.found >= count:
+                self.stopped = True
+                self.StopSearch()
+
+    return StopAfter()

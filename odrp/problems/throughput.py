@@ -31,7 +31,7 @@ Solution JSON: ``{"instances": {component: {machine: count}}}``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -327,6 +327,29 @@ def _describe(inst: ThroughputInstance, witness: list[int] | None) -> str:
     if witness is None:
         return ""
     return ", ".join(f"{inst.components[c]} on {inst.machines[w]}" for c, w in enumerate(witness))
+
+
+def instance_count_vectors(inst: ThroughputInstance) -> Iterator[tuple[int, ...]]:
+    """Every vector (N_c) with 1 <= N_c <= max_instances and sum_c N_c <= sum_j k_j.
+
+    The paper's exhaustive search space (its eq. 1): x_1 + ... + x_n <= sum_j k_j with x_i >= 1, which
+    has C(sum_j k_j, n) solutions without max_instances (27,405 for n = 4, m = 3, k_j = 10).
+    """
+    if any(t is None for t in inst.max_tasks):
+        raise ValueError("the count vectors are finite only when every machine has max_tasks")
+    slots = sum(t for t in inst.max_tasks if t is not None)
+    tops = [slots if m is None else m for m in inst.max_instances]
+
+    def extend(prefix: tuple[int, ...], left: int) -> Iterator[tuple[int, ...]]:
+        c = len(prefix)
+        if c == inst.n_components:
+            yield prefix
+            return
+        still = inst.n_components - c - 1  # one slot for each later component
+        for n in range(1, min(tops[c], left - still) + 1):
+            yield from extend((*prefix, n), left - n)
+
+    yield from extend((), slots)
 
 
 # ---------------------------------------------------------------------------------- solutions

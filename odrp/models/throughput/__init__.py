@@ -64,6 +64,11 @@ SOLVERS = ("highs", "cbc", "cpsat")
 MIN_GAP = 1e-9
 SUBPROBLEM_GAP = 0.05
 """Relative gap at which a feasible P(rho) stops improving its slack (a better rho follows anyway)."""
+SUBPROBLEM_SOLUTIONS = 3
+FEASIBILITY = 1e-9
+"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
+a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
+"""A feasible P(rho) stops after this many improving solutions: the next round starts higher anyway."""
 
 
 def solve(
@@ -108,7 +113,9 @@ def solve(
     message = ""
     spurious = 0
     while True:
-        target = max(best * (1 + gap / 2) * (1 + gap) ** spurious, upper * MIN_GAP)
+        # rho a little above the incumbent, within the gap; after a "solution" the solver accepted
+        # within its tolerance but whose exact rate is not above the incumbent, step a bit higher
+        target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
         if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
             break
         if deadline is not None and time.perf_counter() >= deadline:
@@ -185,14 +192,16 @@ def _round(
     record["levels"] = rm.n_levels
     if solver == "cpsat":
         form = rate_model.build_cpsat(inst, rm, symmetry, hint)
-        run, cp = run_cpsat(form.model, "max", left, SUBPROBLEM_GAP, workers)
+        run, cp = run_cpsat(form.model, "max", left, SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS)
         counts = rate_model.decode_cpsat(form, cp, inst.n_components) if run.objective is not None else None
     else:
         matrix = rate_model.build_matrix(inst, rm, symmetry)
         record.update(matrix.model.size())
         if solver == "highs":
             highs = matrix.model.to_highs()
-            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP)
+            for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+                highs.setOptionValue(option, FEASIBILITY)
+            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
             values = list(highs.getSolution().col_value) if run.objective is not None else None
         else:
             pyomo_model = matrix.model.to_pyomo()
