@@ -64,7 +64,18 @@ SOLVERS = ("highs", "cbc", "cpsat")
 MIN_GAP = 1e-9
 SUBPROBLEM_GAP = 0.05
 """Relative gap at which a feasible P(rho) stops improving its slack (a better rho follows anyway)."""
-SUBPROBLEM_SOLUTIONS = 3
+SLACK_OBJECTIVE = False
+"""HiGHS and CBC solve P(rho) as a feasibility problem (measured faster than maximising the slack)."""
+SUBPROBLEM_SOLUTIONS = 1
+PAIR_BOUNDS_UP_TO = 400
+"""Bound every x_cw by the fluid LP (one LP per pair) when components x machines is at most this."""
+WIDE = 0.01
+BISECT = 0.5
+"""While the bound is more than WIDE above the incumbent, rho = incumbent + BISECT (bound - incumbent)."""
+BOX = 0.25
+MIN_BOX = 1.0
+"""Under a time limit a bisection round gets BOX of the time left (at least MIN_BOX s); an undecided
+one halves the step. The final round, just above the incumbent, gets all the time left."""
 FEASIBILITY = 1e-9
 """HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
 a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
@@ -112,30 +123,40 @@ def solve(
     status = "optimal"
     message = ""
     spurious = 0
+    reach = BISECT
     while True:
-        # rho a little above the incumbent, within the gap; after a "solution" the solver accepted
-        # within its tolerance but whose exact rate is not above the incumbent, step a bit higher
-        target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
         if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
             status, message = "time_limit", "time limit reached"
             break
-        result = _round(
-            inst, target, solver, deadline, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats
-        )
+        bisecting = upper > best * (1 + WIDE) and reach * (upper - best) > WIDE * best
+        if bisecting:  # far from the bound: bisect (rates well above R* are refuted fast)
+            target = best + reach * (upper - best)
+            box = BOX * (deadline - now) if deadline is not None else None
+        else:
+            # rho a little above the incumbent, within the gap; after a "solution" the solver accepted
+            # within its tolerance but whose exact rate is not above the incumbent, step a bit higher
+            target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
+            box = None
+        limit = deadline if box is None else now + max(box, MIN_BOX)
+        result = _round(inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats)
         if result.status == "infeasible":
-            upper = min(upper, target)
+            upper, reach = min(upper, target), BISECT
             if best == 0:
                 break
             continue
         if result.counts is None:
+            if bisecting and result.status == "time_limit":  # undecided: try a rate nearer the incumbent
+                reach /= 2
+                continue
             status = "time_limit" if result.status == "time_limit" else "error"
             message = result.message or f"P(rho) ended with {result.status}"
             break
         found = rate(inst, result.counts)
         if found > best:
-            incumbent, best, spurious = result.counts, found, 0
+            incumbent, best, spurious, reach = result.counts, found, 0, BISECT
         else:  # a solution within the solver's tolerance of rho, not above the incumbent: step past it
             spurious += 1
             if spurious > 3:
@@ -156,15 +177,22 @@ class _RoundResult:
 
 def _levels(
     inst: ThroughputInstance, rho: float, fixed: dict[int, int] | None, fluid_levels: bool
-) -> list[list[int]] | None:
+) -> tuple[list[list[int]], list[list[int]] | None] | None:
+    """The instance counts worth trying at rho, and caps on the instances of c on w (None: no caps)."""
     ranges = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
     if fixed is not None:
         ranges = [(fixed[c], fixed[c]) if lo <= fixed[c] <= hi else (1, 0) for c, (lo, hi) in enumerate(ranges)]
-    if fluid_levels and any(lo < hi for lo, hi in ranges) and all(lo <= hi for lo, hi in ranges):
-        ranges = bounds.fluid_count_ranges(inst, rho, ranges)
+    caps = None
+    if fluid_levels and all(lo <= hi for lo, hi in ranges):
+        if any(lo < hi for lo, hi in ranges):
+            ranges = bounds.fluid_count_ranges(inst, rho, ranges)
+        if inst.n_components * inst.n_machines <= PAIR_BOUNDS_UP_TO:
+            caps = bounds.fluid_pair_bounds(inst, rho)
+            if caps is None:
+                return None
     if any(lo > hi for lo, hi in ranges):
         return None
-    return [list(range(lo, hi + 1)) for lo, hi in ranges]
+    return [list(range(lo, hi + 1)) for lo, hi in ranges], caps
 
 
 def _round(
@@ -181,13 +209,13 @@ def _round(
 ) -> _RoundResult:
     """Solve P(rho) once; the placement it finds, or its status."""
     begin = time.perf_counter()
-    levels = _levels(inst, rho, fixed, fluid_levels)
+    pruned = _levels(inst, rho, fixed, fluid_levels)
     record: dict[str, Any] = {"rho": rho}
     stats["rounds"].append(record)
-    if levels is None:
+    if pruned is None:
         record.update(status="infeasible", why="no instance count sustains rho", seconds=time.perf_counter() - begin)
         return _RoundResult("infeasible", None)
-    rm = rate_model.rate_model(inst, rho, levels)
+    rm = rate_model.rate_model(inst, rho, *pruned)
     left = None if deadline is None else max(0.0, deadline - time.perf_counter())
     record["levels"] = rm.n_levels
     if solver == "cpsat":
@@ -195,7 +223,7 @@ def _round(
         run, cp = run_cpsat(form.model, "max", left, SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS)
         counts = rate_model.decode_cpsat(form, cp, inst.n_components) if run.objective is not None else None
     else:
-        matrix = rate_model.build_matrix(inst, rm, symmetry)
+        matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)
         record.update(matrix.model.size())
         if solver == "highs":
             highs = matrix.model.to_highs()

@@ -123,3 +123,23 @@ def _highs_sense(sense: str):
     import highspy
 
     return highspy.ObjSense.kMaximize if sense == "max" else highspy.ObjSense.kMinimize
+
+
+def fluid_pair_bounds(inst: ThroughputInstance, rate: float) -> list[list[int]] | None:
+    """The most instances of c on w in any placement that sustains ``rate`` (fluid LP: max X_cw)."""
+    model, _, x = fluid_model(inst, rate)
+    highs = model.to_highs()
+    out = [[0] * inst.n_machines for _ in range(inst.n_components)]
+    columns = list(range(model.n_columns))
+    for (c, w), col in x.items():
+        if inst.count_bound(c, w) == 0:
+            continue
+        cost = [0.0] * model.n_columns
+        cost[col] = 1.0
+        highs.changeColsCost(model.n_columns, columns, cost)
+        run = run_highspy(highs, "max", mip=False)
+        if run.status == "infeasible":
+            return None
+        top = run.objective if run.status == "optimal" and run.objective is not None else inst.count_bound(c, w)
+        out[c][w] = min(inst.count_bound(c, w), math.floor(top * (1 + 1e-9) + 1e-9))
+    return out

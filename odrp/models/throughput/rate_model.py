@@ -58,14 +58,16 @@ class RateModel:
         return sum(len(x) for x in self.levels)
 
 
-def rate_model(inst: ThroughputInstance, rho: float, levels: list[list[int]]) -> RateModel:
-    """Items of P(rho) for the given allowed instance counts per component."""
+def rate_model(
+    inst: ThroughputInstance, rho: float, levels: list[list[int]], caps: list[list[int]] | None = None
+) -> RateModel:
+    """Items of P(rho) for the allowed instance counts per component (and per-machine caps, if any)."""
     items = []
     for c in range(inst.n_components):
         for n in levels[c]:
             for w in range(inst.n_machines):
                 size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
-                upper = min(n, inst.count_bound(c, w))
+                upper = min(n, inst.count_bound(c, w) if caps is None else caps[c][w])
                 if size > inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL:
                     upper = 0
                 if upper > 0:
@@ -88,9 +90,10 @@ class MatrixForm:
     z: int
 
 
-def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True) -> MatrixForm:
+def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, slack: bool = True) -> MatrixForm:
+    """P(rho) as a MILP; ``slack``: maximise z, else a pure feasibility problem (z = 0)."""
     model = MatrixModel(sense="max")
-    z = model.column(lower=0.0, upper=1.0, cost=1.0)
+    z = model.column(lower=0.0, upper=1.0 if slack else 0.0, cost=1.0 if slack else 0.0)
     v = {(c, n): model.column(upper=1.0, integer=True) for c in range(inst.n_components) for n in rm.levels[c]}
     y = {item: model.column(upper=float(item.upper), integer=True) for item in rm.items}
     for c in range(inst.n_components):
