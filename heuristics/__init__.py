@@ -22,6 +22,7 @@ MODULES: tuple[str, ...] = (
     "heuristics.rstorm",
     "heuristics.storm_ras",
     "heuristics.knapsack",
+    "heuristics.throughput",
 )
 
 

@@ -371,3 +371,161 @@ def _solve_cpsat(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
         runtime_s=runtime,
         message="" if status != "error" else f"CP-SAT ended with {solver.status_name(code)}",
     )
+
+
+# ------------------------------------------------------------------ highspy and CP-SAT directly
+
+
+@contextlib.contextmanager
+def _c_stdout_silenced():
+    """Send the C-level stdout to /dev/null: HiGHS prints some MIP messages there even when silent,
+    which would break ``odrp solve --json`` (one JSON object on stdout)."""
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def run_highspy(
+    highs,
+    sense: str,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    mip: bool = True,
+    max_solutions: int | None = None,
+) -> SolverRun:
+    """Run a ``highspy.Highs`` that holds a model; status, incumbent, bound and gap as a :class:`SolverRun`.
+
+    For a model that is infeasible HiGHS proves it (status ``infeasible``); the column values of an
+    incumbent are ``highs.getSolution().col_value``.
+    """
+    import highspy
+
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("mip_rel_gap", float(mip_gap))
+    if time_limit is not None:
+        highs.setOptionValue("time_limit", max(0.0, float(time_limit)))
+    if max_solutions is not None:
+        highs.setOptionValue("mip_max_improving_sols", int(max_solutions))
+    start = time.perf_counter()
+    with _c_stdout_silenced():
+        highs.run()
+    runtime = time.perf_counter() - start
+    model_status = highs.getModelStatus()
+    info = highs.getInfo()
+    status_codes = highspy.HighsModelStatus
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    objective = info.objective_function_value if has_solution else None
+    bound = info.mip_dual_bound if mip else objective
+    bound = bound if bound is not None and math.isfinite(bound) else None
+    if model_status == status_codes.kOptimal:
+        status: Status = "optimal"
+        bound = objective if bound is None else bound
+    elif model_status in (status_codes.kInfeasible, status_codes.kUnboundedOrInfeasible):
+        status, objective, bound = "infeasible", None, None
+    elif model_status == status_codes.kTimeLimit:
+        status = "time_limit"
+    elif has_solution:  # including a stop after max_solutions improving solutions
+        status = "feasible"
+    else:
+        status = "error"
+    return SolverRun(
+        solver=solver_version("highs"),
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, sense),
+        runtime_s=runtime,
+        message="" if status != "error" else f"HiGHS ended with {highs.modelStatusToString(model_status)}",
+    )
+
+
+CPSAT_PARAMETERS: dict[str, object] = {}
+"""Extra CP-SAT parameters (name -> value) for every :func:`run_cpsat`."""
+
+
+def run_cpsat(
+    model,
+    sense: str,
+    time_limit: float | None = None,
+    gap_limit: float = 0.0,
+    workers: int = 1,
+    max_solutions: int | None = None,
+):
+    """Solve an OR-Tools CP-SAT model; returns (SolverRun, the CpSolver that holds the values).
+
+    ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); ``max_solutions`` stops the
+    search after that many improving solutions (status ``feasible``).
+    """
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.relative_gap_limit = float(gap_limit)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    for key, value in CPSAT_PARAMETERS.items():
+        setattr(solver.parameters, key, value)
+    callback = _StopAfter(max_solutions) if max_solutions is not None else None
+    start = time.perf_counter()
+    code = solver.Solve(model, callback)
+    runtime = time.perf_counter() - start
+    has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    with_objective = model.HasObjective()
+    objective = solver.ObjectiveValue() if has_solution and with_objective else None
+    bound = solver.BestObjectiveBound() if has_solution and with_objective else None
+    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap_limit > 0 and callback is None):
+        status: Status = "optimal"
+    elif code == cp_model.FEASIBLE and callback is not None and callback.stopped:
+        status = "feasible"
+    elif code == cp_model.INFEASIBLE:
+        status = "infeasible"
+    elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None:
+        status = "time_limit"
+    elif has_solution:
+        status = "feasible"
+    else:
+        status = "error"
+    run = SolverRun(
+        solver=cpsat_version(),
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, sense),  # type: ignore[arg-type]
+        runtime_s=runtime,
+        message="" if status != "error" else f"CP-SAT ended with {solver.StatusName(code)}",
+    )
+    return run, solver
+
+
+@functools.cache
+def cpsat_version() -> str:
+    """CP-SAT's name and version (OR-Tools), as recorded in Results."""
+    return solver_version("cpsat")
+
+
+def _StopAfter(count: int):  # a class factory: ortools is imported lazily
+    from ortools.sat.python import cp_model
+
+    class StopAfter(cp_model.CpSolverSolutionCallback):
+        """Stop CP-SAT after ``count`` improving solutions."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = 0
+            self.stopped = False
+
+        def on_solution_callback(self) -> None:
+            self.found += 1
+            if self.found >= count:
+                self.stopped = True
+                self.StopSearch()
+
+    return StopAfter()

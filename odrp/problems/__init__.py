@@ -12,6 +12,7 @@ from odrp.problems.base import ProblemKind
 
 _MODULES = (
     "odrp.problems.odrp",
+    "odrp.problems.throughput",
     "odrp.problems.pathmap",
     "odrp.problems.latency",
     "odrp.problems.knapsack",

@@ -1,0 +1,136 @@
+"""Throughput on heterogeneous clusters: exact solve times and the heuristics' gaps to the optimum.
+
+    python -m benchmarks.throughput                      # every table (about 10-20 minutes)
+    python -m benchmarks.throughput --part paper         # paper-size solve times, HiGHS / CP-SAT / CBC
+    python -m benchmarks.throughput --part large         # 10 x 10 and 20 x 30 with a 60 s limit
+    python -m benchmarks.throughput --part gaps          # hetero_greedy, mkp_view, storm_default vs optimum
+    python -m benchmarks.throughput --part gaps --seeds 20 --solver cpsat
+
+Prints markdown tables. Times are wall seconds of ``run_method`` (model building, the hetero_greedy
+warm start and every solver call included) on this machine; the first line gives ``uptime``, since
+the machine may be shared. Random instances: ``odrp generate throughput --seed N --components C
+--machines M --shape S`` (shapes cycle linear, diamond, star, dag over the seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+from odrp.io import load_instance
+from odrp.methods import run_method
+from odrp.problems import KINDS
+from odrp.problems.throughput import load
+from odrp.problems.throughput_generators import SHAPES, random_instance
+
+THROUGHPUT = KINDS["throughput"]
+HETERO = Path(__file__).resolve().parent.parent / "instances" / "hetero"
+PAPER_HOURS = 18.0
+"""The paper: its exhaustive search over the 27,405 count vectors of 4 bolts on 3 machines took about 18 h."""
+
+
+def random_case(seed: int, components: int, machines: int):
+    shape = SHAPES[seed % len(SHAPES)]
+    return load(random_instance(seed=seed, components=components, machines=machines, shape=shape))
+
+
+def timed(inst, method: str, **kwargs):
+    start = time.perf_counter()
+    result = run_method(THROUGHPUT, inst, method, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def paper_table(seeds: int, solvers: list[str]) -> None:
+    print("\n### Exact solve time at paper size (5 components incl. the spout, 3 machines, 10 tasks each)\n")
+    cases = [(p.stem, load_instance(p)[1]) for p in sorted(HETERO.glob("*.json"))]
+    cases += [(f"random s{seed} ({SHAPES[seed % 4]})", random_case(seed, 5, 3)) for seed in range(seeds)]
+    print("| instance | R* | " + " | ".join(f"{s} s" for s in solvers) + " | rounds | agree |")
+    print("|---|---:|" + "---:|" * len(solvers) + "---:|---|")
+    times: dict[str, list[float]] = {s: [] for s in solvers}
+    for name, inst in cases:
+        results = {}
+        for solver in solvers:
+            result, seconds = timed(inst, "exact", solver=solver)
+            assert result.status == "optimal" and result.verified, (name, solver, result.message)
+            results[solver] = result
+            times[solver].append(seconds)
+        first = results[solvers[0]]
+        agree = all(math.isclose(r.objective, first.objective, rel_tol=1e-6) for r in results.values())
+        rounds = first.metrics["method_stats"]["iterations"]
+        cells = " | ".join(f"{times[s][-1]:.2f}" for s in solvers)
+        print(f"| {name} | {first.objective:.4f} | {cells} | {rounds} | {'yes' if agree else 'NO'} |")
+    for solver in solvers:
+        values = times[solver]
+        print(
+            f"\n{solver}: mean {statistics.mean(values):.2f} s, median {statistics.median(values):.2f} s, "
+            f"max {max(values):.2f} s over {len(values)} instances; the paper's exhaustive search: "
+            f"about {PAPER_HOURS:.0f} h ({PAPER_HOURS * 3600 / statistics.mean(values):,.0f} times the mean)."
+        )
+
+
+def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
+    print(f"\n### Larger instances, time limit {time_limit:.0f} s\n")
+    print("| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | hetero_greedy | s |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    for components, machines in ((10, 10), (20, 30)):
+        for seed in range(seeds):
+            inst = random_case(seed, components, machines)
+            for solver in solvers:
+                result, seconds = timed(inst, "exact", solver=solver, time_limit=time_limit)
+                stats = result.metrics["method_stats"]
+                print(
+                    f"| {components} x {machines} | {seed} | {solver} | {result.status} | {result.objective:.3f} | "
+                    f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
+                    f"{stats['warm_start']:.3f} | {seconds:.1f} |"
+                )
+
+
+def gaps_table(seeds: int, solver: str) -> None:
+    print(f"\n### Heuristics against the optimum, {seeds} random paper-size instances (exact: {solver})\n")
+    methods = ("hetero_greedy", "mkp_view", "storm_default")
+    gaps: dict[str, list[float]] = {m: [] for m in methods}
+    optimal_found = dict.fromkeys(methods, 0)
+    for seed in range(seeds):
+        inst = random_case(seed, 5, 3)
+        optimum = run_method(THROUGHPUT, inst, "exact", solver=solver)
+        assert optimum.status == "optimal" and optimum.verified, optimum.message
+        for method in methods:
+            result = run_method(THROUGHPUT, inst, method)
+            assert result.verified and result.objective <= optimum.objective * (1 + 1e-9), (seed, method)
+            gap = (optimum.objective - result.objective) / optimum.objective
+            gaps[method].append(gap)
+            optimal_found[method] += gap <= 1e-6
+    print("| method | mean gap | median gap | worst gap | optimal found |")
+    print("|---|---:|---:|---:|---:|")
+    for method in methods:
+        values = gaps[method]
+        print(
+            f"| {method} | {100 * statistics.mean(values):.1f}% | {100 * statistics.median(values):.1f}% | "
+            f"{100 * max(values):.1f}% | {optimal_found[method]}/{seeds} |"
+        )
+    print('\nThe paper: hetero_greedy "within 4% of optimal in the worst case" (its Fig. 15, three topologies).')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("paper", "large", "gaps", "all"), default="all")
+    parser.add_argument("--seeds", type=int, default=None, help="random instances per table")
+    parser.add_argument("--solver", default="cpsat", help="solver of the exact optimum in the gaps table")
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args()
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    if args.part in ("paper", "all"):
+        paper_table(args.seeds if args.seeds is not None else 10, ["highs", "cpsat", "cbc"])
+    if args.part in ("large", "all"):
+        large_table(args.seeds if args.seeds is not None else 3, ["highs", "cpsat"], args.time_limit)
+    if args.part in ("gaps", "all"):
+        gaps_table(args.seeds if args.seeds is not None else 100, args.solver)
+    print("\nuptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Exact max-throughput placement: a rate search over fixed-rate integer programs.
+
+The problem (see :mod:`odrp.problems.throughput`): choose N_c and the machine of every instance to
+maximise R subject to, on every machine w,
+
+    R sum_c e_cw l_c x_cw / N_c + sum_c MET_cw x_cw <= cap_w     (eq. 5 summed over w's tasks),
+
+so R multiplies a ratio of integers and no single linear model states it. We search on R instead.
+
+**Fixed-rate model.** For a fixed rate rho the same constraint is linear once N_c is chosen among
+levels (binaries v_cn, counts y_cwn: :mod:`.rate_model`): P(rho) is feasible exactly when some
+placement x sustains rho, i.e. R(x) >= rho. There is no product and no big-M; feasibility is monotone
+in rho (a placement that sustains rho sustains every smaller rate).
+
+**Search (a Dinkelbach-type iteration with an exact stopping proof).**
+
+1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects.
+2. Incumbent: ``hetero_greedy``'s placement (the paper's heuristic) as the warm start, or, without
+   one, a solution of P(0) (P(0) infeasible: no placement fits the overheads, the instance is
+   infeasible).
+3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
+   Solve P(rho) maximising its smallest relative machine slack.
+   - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
+   - a solution x: R(x) >= rho > R_inc (its exact rate is computed from the placement), the new
+     incumbent; the slack objective makes it a placement well above rho, so that few rounds are
+     needed (two or three at paper size).
+   The incumbent rate strictly increases over a finite set of placements, so the search ends, and it
+   ends only with an infeasibility proof: the answer is the optimum, not the best of a sweep.
+4. On a time limit: the incumbent, the best proven bound (R_up, or the lowest rho proven
+   infeasible) and their gap.
+
+Before each P(rho) the instance counts worth trying are bounded (:func:`.bounds.count_range`, and
+the fluid LP at R = rho): a level outside them cannot sustain rho. Identical machines (same type,
+capacity and task limit) are ordered by load, which removes their permutations.
+
+Solvers: ``highs`` (highspy directly: the models are rebuilt for every rho and Pyomo's translation
+would cost more than the solve), ``cbc`` (the same matrix through Pyomo, a second opinion), and
+``cpsat`` (OR-Tools CP-SAT with coefficients rounded down, so that "infeasible" stays a proof).
+The reported objective is the exact rate of the incumbent placement (the evaluator's formula).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from odrp.models import ExactOutcome
+from odrp.models.throughput import bounds, rate_model
+from odrp.models.throughput.matrix import pyomo_values
+from odrp.problems.throughput import Counts, ThroughputInstance, rate, solution_json
+from odrp.result import relative_gap
+from odrp.solvers import (
+    DEFAULT_MIP_GAP,
+    DEFAULT_SOLVER,
+    SolverRun,
+    cpsat_version,
+    run_cpsat,
+    run_highspy,
+    solver_version,
+)
+from odrp.solvers import solve as solve_pyomo
+
+SOLVERS = ("highs", "cbc", "cpsat")
+MIN_GAP = 1e-9
+SUBPROBLEM_GAP = 0.05
+"""Relative gap at which a feasible P(rho) stops improving its slack (a better rho follows anyway)."""
+SLACK_OBJECTIVE = False
+"""HiGHS and CBC solve P(rho) as a feasibility problem (measured faster than maximising the slack)."""
+SUBPROBLEM_SOLUTIONS = 1
+PAIR_BOUNDS_UP_TO = 400
+"""Bound every x_cw by the fluid LP (one LP per pair) when components x machines is at most this."""
+WIDE = 0.01
+BISECT = 0.5
+"""While the bound is more than WIDE above the incumbent, rho = incumbent + BISECT (bound - incumbent)."""
+BOX = 0.25
+MIN_BOX = 1.0
+"""Under a time limit a bisection round gets BOX of the time left (at least MIN_BOX s); an undecided
+one halves the step. The final round, just above the incumbent, gets all the time left."""
+FEASIBILITY = 1e-9
+"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
+a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
+"""A feasible P(rho) stops after this many improving solutions: the next round starts higher anyway."""
+
+
+def solve(
+    inst: ThroughputInstance,
+    solver: str = DEFAULT_SOLVER,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    fixed_instances: dict[int, int] | None = None,
+    warm_start: bool = True,
+    symmetry: bool = True,
+    fluid_levels: bool = True,
+    workers: int = 1,
+) -> ExactOutcome:
+    """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view)."""
+    if solver not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + float(time_limit)
+    gap = max(float(mip_gap), MIN_GAP)
+    stats: dict[str, Any] = {"rounds": [], "solver": solver}
+
+    upper = bounds.fluid_bound(inst)
+    if upper is None:
+        return _outcome(solver, "infeasible", None, None, None, start, stats, "the fluid relaxation is infeasible")
+    stats["fluid_bound"] = upper
+
+    incumbent: Counts | None = None
+    if warm_start and fixed_instances is None:
+        incumbent = _warm_start(inst)
+    best = rate(inst, incumbent) if incumbent is not None else None
+    stats["warm_start"] = best
+    if incumbent is None:
+        feasible = _round(inst, 0.0, solver, deadline, fixed_instances, symmetry, False, workers, None, stats)
+        if feasible.status == "infeasible":
+            return _outcome(solver, "infeasible", None, None, None, start, stats, "no placement fits the overheads")
+        if feasible.counts is None:
+            return _outcome(solver, feasible.status, None, None, upper, start, stats, feasible.message)
+        incumbent, best = feasible.counts, rate(inst, feasible.counts)
+    assert best is not None
+
+    status = "optimal"
+    message = ""
+    spurious = 0
+    reach = BISECT
+    while True:
+        if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
+            break
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            status, message = "time_limit", "time limit reached"
+            break
+        bisecting = upper > best * (1 + WIDE) and reach * (upper - best) > WIDE * best
+        if bisecting:  # far from the bound: bisect (rates well above R* are refuted fast)
+            target = best + reach * (upper - best)
+            box = BOX * (deadline - now) if deadline is not None else None
+        else:
+            # rho a little above the incumbent, within the gap; after a "solution" the solver accepted
+            # within its tolerance but whose exact rate is not above the incumbent, step a bit higher
+            target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
+            box = None
+        limit = deadline if box is None else now + max(box, MIN_BOX)
+        result = _round(inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats)
+        if result.status == "infeasible":
+            upper, reach = min(upper, target), BISECT
+            if best == 0:
+                break
+            continue
+        if result.counts is None:
+            if bisecting and result.status == "time_limit":  # undecided: try a rate nearer the incumbent
+                reach /= 2
+                continue
+            status = "time_limit" if result.status == "time_limit" else "error"
+            message = result.message or f"P(rho) ended with {result.status}"
+            break
+        found = rate(inst, result.counts)
+        if found > best:
+            incumbent, best, spurious, reach = result.counts, found, 0, BISECT
+        else:  # a solution within the solver's tolerance of rho, not above the incumbent: step past it
+            spurious += 1
+            if spurious > 3:
+                status, message = "feasible", "solver tolerance: could not separate rho from the incumbent"
+                break
+    return _outcome(solver, status, solution_json(inst, incumbent), best, max(upper, best), start, stats, message)
+
+
+# ------------------------------------------------------------------------------------ rounds
+
+
+class _RoundResult:
+    def __init__(self, status: str, counts: Counts | None, message: str = "") -> None:
+        self.status = status
+        self.counts = counts
+        self.message = message
+
+
+def _levels(
+    inst: ThroughputInstance, rho: float, fixed: dict[int, int] | None, fluid_levels: bool
+) -> tuple[list[list[int]], list[list[int]] | None] | None:
+    """The instance counts worth trying at rho, and caps on the instances of c on w (None: no caps)."""
+    ranges = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
+    if fixed is not None:
+        ranges = [(fixed[c], fixed[c]) if lo <= fixed[c] <= hi else (1, 0) for c, (lo, hi) in enumerate(ranges)]
+    caps = None
+    if fluid_levels and all(lo <= hi for lo, hi in ranges):
+        if any(lo < hi for lo, hi in ranges):
+            ranges = bounds.fluid_count_ranges(inst, rho, ranges)
+        if inst.n_components * inst.n_machines <= PAIR_BOUNDS_UP_TO:
+            caps = bounds.fluid_pair_bounds(inst, rho)
+            if caps is None:
+                return None
+    if any(lo > hi for lo, hi in ranges):
+        return None
+    return [list(range(lo, hi + 1)) for lo, hi in ranges], caps
+
+
+def _round(
+    inst: ThroughputInstance,
+    rho: float,
+    solver: str,
+    deadline: float | None,
+    fixed: dict[int, int] | None,
+    symmetry: bool,
+    fluid_levels: bool,
+    workers: int,
+    hint: Counts | None,
+    stats: dict[str, Any],
+) -> _RoundResult:
+    """Solve P(rho) once; the placement it finds, or its status."""
+    begin = time.perf_counter()
+    pruned = _levels(inst, rho, fixed, fluid_levels)
+    record: dict[str, Any] = {"rho": rho}
+    stats["rounds"].append(record)
+    if pruned is None:
+        record.update(status="infeasible", why="no instance count sustains rho", seconds=time.perf_counter() - begin)
+        return _RoundResult("infeasible", None)
+    rm = rate_model.rate_model(inst, rho, *pruned)
+    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+    record["levels"] = rm.n_levels
+    if solver == "cpsat":
+        form = rate_model.build_cpsat(inst, rm, symmetry, hint)
+        run, cp = run_cpsat(form.model, "max", left, SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS)
+        counts = rate_model.decode_cpsat(form, cp, inst.n_components) if run.objective is not None else None
+    else:
+        matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)
+        record.update(matrix.model.size())
+        if solver == "highs":
+            highs = matrix.model.to_highs()
+            for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+                highs.setOptionValue(option, FEASIBILITY)
+            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
+            values = list(highs.getSolution().col_value) if run.objective is not None else None
+        else:
+            pyomo_model = matrix.model.to_pyomo()
+            run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
+            values = pyomo_values(pyomo_model) if run.objective is not None else None
+        counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
+    record.update(status=run.status, seconds=time.perf_counter() - begin)
+    if counts is not None:
+        record["rate"] = rate(inst, counts)
+        return _RoundResult("feasible", counts)
+    return _RoundResult(run.status, None, run.message)
+
+
+def _warm_start(inst: ThroughputInstance) -> Counts | None:
+    from heuristics.throughput import hetero_greedy
+    from odrp.problems.throughput import evaluate_counts, parse_solution
+
+    outcome = hetero_greedy(inst)
+    if outcome.solution is None:
+        return None
+    counts = parse_solution(inst, outcome.solution)
+    return counts if evaluate_counts(inst, counts).feasible else None
+
+
+def _outcome(
+    solver: str,
+    status: str,
+    solution: dict[str, Any] | None,
+    objective: float | None,
+    bound: float | None,
+    start: float,
+    stats: dict[str, Any],
+    message: str,
+) -> ExactOutcome:
+    runtime = time.perf_counter() - start
+    if status == "optimal" and objective is not None:
+        bound = max(objective, bound) if bound is not None else objective
+    gap = relative_gap(objective, bound, "max")
+    run = SolverRun(
+        solver=cpsat_version() if solver == "cpsat" else solver_version(solver),
+        status=status,  # type: ignore[arg-type]
+        objective=objective,
+        bound=bound if objective is not None or status != "infeasible" else None,
+        gap=gap,
+        runtime_s=runtime,
+        message=message,
+    )
+    stats["iterations"] = len(stats["rounds"])
+    return ExactOutcome(run, solution, stats)

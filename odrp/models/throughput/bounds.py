@@ -1,0 +1,145 @@
+"""Bounds for the throughput search: the fluid upper bound on R and the instance counts worth trying.
+
+Fluid relaxation (an LP): forget that a component's instances share its input evenly and that
+counts are integers. For any placement x with rate R, the point q_cw = R x_cw / N_c (the part of c's
+stream, in units of R, processed on w) and X_cw = x_cw satisfies
+
+    sum_w q_cw = R,   sum_c (e_cw l_c q_cw + MET_cw X_cw) <= cap_w,   sum_c X_cw <= k_w,
+    1 <= sum_w X_cw <= max_instances_c,   e_cw l_c q_cw <= (cap_w - MET_cw) X_cw   (every instance fits),
+
+so the LP's maximum of R is an upper bound on R*. With R fixed at a rate rho, the LP's largest and
+smallest sum_w X_cw bound the instance count N_c of every placement that sustains rho (scale q down
+to rho: every row stays satisfied), which prunes the levels of the rate model.
+"""
+
+from __future__ import annotations
+
+import math
+
+from odrp.models.throughput.matrix import MatrixModel
+from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
+from odrp.solvers import run_highspy
+
+
+def fluid_model(inst: ThroughputInstance, rate: float | None = None) -> tuple[MatrixModel, int, dict]:
+    """The fluid LP (objective max R), or with R fixed at ``rate``; returns (model, R column, X columns)."""
+    model = MatrixModel(sense="max")
+    r = model.column(cost=1.0) if rate is None else model.column(lower=rate, upper=rate)
+    q, x = {}, {}
+    for c in range(inst.n_components):
+        for w in range(inst.n_machines):
+            top = inst.count_bound(c, w)
+            q[c, w] = model.column(upper=0.0 if top == 0 else math.inf)
+            x[c, w] = model.column(upper=float(top))
+            a, room = inst.coefficient(c, w), inst.capacity[w] - inst.overhead[c][w]
+            if a > 0:
+                model.row({q[c, w]: a, x[c, w]: -max(room, 0.0)}, upper=0.0)
+        model.row({**{q[c, w]: 1.0 for w in range(inst.n_machines)}, r: -1.0}, 0.0, 0.0)
+        top = inst.max_instances[c]
+        model.row({x[c, w]: 1.0 for w in range(inst.n_machines)}, 1.0, math.inf if top is None else float(top))
+    for w in range(inst.n_machines):
+        row = {}
+        for c in range(inst.n_components):
+            row[q[c, w]] = inst.coefficient(c, w)
+            row[x[c, w]] = inst.overhead[c][w]
+        model.row(row, upper=inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL)
+        if inst.max_tasks[w] is not None:
+            model.row({x[c, w]: 1.0 for c in range(inst.n_components)}, upper=float(inst.max_tasks[w]))
+    return model, r, x
+
+
+def fluid_bound(inst: ThroughputInstance) -> float | None:
+    """max R of the fluid LP (None: the LP is infeasible, hence so is the instance)."""
+    model, _, _ = fluid_model(inst)
+    highs = model.to_highs()
+    run = run_highspy(highs, "max", mip=False)
+    if run.status == "infeasible":
+        return None
+    if run.status != "optimal" or run.objective is None:
+        raise RuntimeError(f"fluid LP: {run.status} {run.message}")
+    return run.objective * (1 + 1e-9) + 1e-12
+
+
+def count_range(inst: ThroughputInstance, c: int, rate: float) -> tuple[int, int]:
+    """Closed-form bounds on N_c for placements that sustain ``rate``.
+
+    Below: one instance must fit on some machine, e l rate / N + MET <= cap. Above: the task slots
+    left by one instance of every other component, max_instances, and the CPU left after every
+    component's cheapest load and the other components' cheapest overhead.
+    """
+    lo = math.inf
+    for w in range(inst.n_machines):
+        room = inst.capacity[w] * (1 + FEASIBILITY_TOL) - inst.overhead[c][w]
+        if inst.count_bound(c, w) == 0 or room < 0:
+            continue
+        load = inst.coefficient(c, w) * rate
+        if load == 0:
+            lo = 1
+        elif room > 0:
+            lo = min(lo, max(1, math.ceil(load / room * (1 - 1e-9))))
+    hi = inst.instance_bound(c)
+    if all(t is not None for t in inst.max_tasks):
+        hi = min(hi, sum(inst.max_tasks) - (inst.n_components - 1))  # type: ignore[arg-type]
+    cheapest_met = [min(inst.overhead[k]) for k in range(inst.n_components)]
+    if cheapest_met[c] > 0:
+        machines = range(inst.n_machines)
+        cheapest_load = sum(min(inst.coefficient(k, w) for w in machines) for k in range(inst.n_components))
+        left = sum(inst.capacity) * (1 + FEASIBILITY_TOL) - rate * cheapest_load
+        left -= sum(cheapest_met[k] for k in range(inst.n_components) if k != c)
+        hi = min(hi, math.floor(left / cheapest_met[c] * (1 + 1e-9)))
+    return (int(lo), int(hi)) if math.isfinite(lo) and lo <= hi else (1, 0)
+
+
+def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Tighten ``ranges`` of N_c with the fluid LP at R = ``rate`` (min and max of sum_w X_cw)."""
+    model, _, x = fluid_model(inst, rate)
+    highs = model.to_highs()
+    out = []
+    for c, (lo, hi) in enumerate(ranges):
+        if lo > hi:
+            out.append((lo, hi))
+            continue
+        bounds = []
+        for sense in ("max", "min"):
+            cost = [0.0] * model.n_columns
+            for w in range(inst.n_machines):
+                cost[x[c, w]] = 1.0
+            highs.changeColsCost(model.n_columns, list(range(model.n_columns)), cost)
+            highs.changeObjectiveSense(_highs_sense(sense))
+            run = run_highspy(highs, sense, mip=False)
+            if run.status == "infeasible":
+                return [(1, 0)] * inst.n_components
+            bounds.append(run.objective if run.status == "optimal" else None)
+        top, bottom = bounds
+        if top is not None:
+            hi = min(hi, math.floor(top * (1 + 1e-9) + 1e-9))
+        if bottom is not None:
+            lo = max(lo, math.ceil(bottom * (1 - 1e-9) - 1e-9))
+        out.append((lo, hi))
+    return out
+
+
+def _highs_sense(sense: str):
+    import highspy
+
+    return highspy.ObjSense.kMaximize if sense == "max" else highspy.ObjSense.kMinimize
+
+
+def fluid_pair_bounds(inst: ThroughputInstance, rate: float) -> list[list[int]] | None:
+    """The most instances of c on w in any placement that sustains ``rate`` (fluid LP: max X_cw)."""
+    model, _, x = fluid_model(inst, rate)
+    highs = model.to_highs()
+    out = [[0] * inst.n_machines for _ in range(inst.n_components)]
+    columns = list(range(model.n_columns))
+    for (c, w), col in x.items():
+        if inst.count_bound(c, w) == 0:
+            continue
+        cost = [0.0] * model.n_columns
+        cost[col] = 1.0
+        highs.changeColsCost(model.n_columns, columns, cost)
+        run = run_highspy(highs, "max", mip=False)
+        if run.status == "infeasible":
+            return None
+        top = run.objective if run.status == "optimal" and run.objective is not None else inst.count_bound(c, w)
+        out[c][w] = min(inst.count_bound(c, w), math.floor(top * (1 + 1e-9) + 1e-9))
+    return out

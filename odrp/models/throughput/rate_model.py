@@ -1,0 +1,185 @@
+"""The fixed-rate model P(rho): is there a placement whose every machine sustains the input rate rho?
+
+With rho fixed, an instance of component c costs machine w a known amount of CPU once N_c is known:
+s_cwn = e_cw l_c rho / n + MET_cw when N_c = n (eq. 5). Choosing N_c among levels n makes every
+constraint linear in integer variables, with no product left:
+
+    v_cn in {0,1}      N_c = n                          sum_n v_cn = 1
+    y_cwn in Z+        instances of c on w if N_c = n   sum_w y_cwn = n v_cn,  y_cwn <= u_cwn v_cn
+    machine w          sum_{c,n} s_cwn y_cwn <= cap_w (1 - z)         (load at rho, z >= 0)
+    task slots         sum_{c,n} y_cwn <= k_w
+    identical machines w, w' (same type, capacity, task limit; w before w'): load_w >= load_w'
+
+u_cwn = min(n, what w holds of c) and 0 when one instance at level n does not fit on w. The objective
+maximises z, the smallest relative slack at rho, so that a feasible answer is a placement that
+sustains well more than rho. Sorting the loads of identical machines removes their permutations
+(any placement can be permuted into that order) without excluding a rate.
+
+``build_matrix`` gives the MILP for HiGHS or CBC; ``build_cpsat`` the same model for CP-SAT with
+integer coefficients rounded *down* (each machine row scaled so that its capacity is 10^9): every
+placement that sustains rho satisfies the rounded rows, so "infeasible" from CP-SAT is a proof,
+and a solution it returns is re-scored exactly by the caller.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from odrp.models.throughput.matrix import MatrixModel
+from odrp.problems.throughput import FEASIBILITY_TOL, Counts, ThroughputInstance
+
+CPSAT_SCALE = 10**9
+"""Each machine's capacity in CP-SAT units."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """y_cwn: instances of component c on machine w when N_c = n, each costing ``size`` CPU at rho."""
+
+    c: int
+    w: int
+    n: int
+    size: float
+    upper: int
+
+
+@dataclass(frozen=True)
+class RateModel:
+    """P(rho): the levels allowed for every component and the items y_cwn."""
+
+    rho: float
+    levels: tuple[tuple[int, ...], ...]
+    items: tuple[Item, ...]
+
+    @property
+    def n_levels(self) -> int:
+        return sum(len(x) for x in self.levels)
+
+
+def rate_model(
+    inst: ThroughputInstance, rho: float, levels: list[list[int]], caps: list[list[int]] | None = None
+) -> RateModel:
+    """Items of P(rho) for the allowed instance counts per component (and per-machine caps, if any)."""
+    items = []
+    for c in range(inst.n_components):
+        for n in levels[c]:
+            for w in range(inst.n_machines):
+                size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
+                upper = min(n, inst.count_bound(c, w) if caps is None else caps[c][w])
+                if size > inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL:
+                    upper = 0
+                if upper > 0:
+                    items.append(Item(c, w, n, size, upper))
+    return RateModel(rho, tuple(tuple(x) for x in levels), tuple(items))
+
+
+def _symmetric_pairs(inst: ThroughputInstance) -> list[tuple[int, int]]:
+    return [(a, b) for group in inst.machine_classes for a, b in itertools.pairwise(group)]
+
+
+# --------------------------------------------------------------------------------- MILP form
+
+
+@dataclass
+class MatrixForm:
+    model: MatrixModel
+    v: dict[tuple[int, int], int]
+    y: dict[Item, int]
+    z: int
+
+
+def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, slack: bool = True) -> MatrixForm:
+    """P(rho) as a MILP; ``slack``: maximise z, else a pure feasibility problem (z = 0)."""
+    model = MatrixModel(sense="max")
+    z = model.column(lower=0.0, upper=1.0 if slack else 0.0, cost=1.0 if slack else 0.0)
+    v = {(c, n): model.column(upper=1.0, integer=True) for c in range(inst.n_components) for n in rm.levels[c]}
+    y = {item: model.column(upper=float(item.upper), integer=True) for item in rm.items}
+    for c in range(inst.n_components):
+        model.row({v[c, n]: 1.0 for n in rm.levels[c]}, 1.0, 1.0)
+    by_level: dict[tuple[int, int], list[Item]] = {}
+    load: list[dict[int, float]] = [{} for _ in range(inst.n_machines)]
+    tasks: list[dict[int, float]] = [{} for _ in range(inst.n_machines)]
+    for item in rm.items:
+        by_level.setdefault((item.c, item.n), []).append(item)
+        if item.upper < item.n:
+            model.row({y[item]: 1.0, v[item.c, item.n]: -float(item.upper)}, upper=0.0)
+        load[item.w][y[item]] = item.size
+        tasks[item.w][y[item]] = 1.0
+    for (c, n), col in v.items():
+        model.row({**{y[i]: 1.0 for i in by_level.get((c, n), [])}, col: -float(n)}, 0.0, 0.0)
+    for w in range(inst.n_machines):
+        cap = inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
+        model.row({**{j: s / cap for j, s in load[w].items()}, z: 1.0}, upper=1.0)
+        if inst.max_tasks[w] is not None:
+            model.row(tasks[w], upper=float(inst.max_tasks[w]))
+    if symmetry:
+        for a, b in _symmetric_pairs(inst):
+            model.row({**load[a], **{j: -s for j, s in load[b].items()}}, lower=0.0)
+    return MatrixForm(model, v, y, z)
+
+
+def decode_matrix(form: MatrixForm, values: list[float], n_components: int) -> Counts:
+    counts: Counts = [{} for _ in range(n_components)]
+    for item, col in form.y.items():
+        k = round(values[col])
+        if k:
+            counts[item.c][item.w] = counts[item.c].get(item.w, 0) + k
+    return counts
+
+
+# -------------------------------------------------------------------------------- CP-SAT form
+
+
+@dataclass
+class CpsatForm:
+    model: object
+    y: dict[Item, object]
+
+
+def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, hint: Counts | None = None):
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    z = model.NewIntVar(0, CPSAT_SCALE, "z")
+    v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in range(inst.n_components) for n in rm.levels[c]}
+    y = {item: model.NewIntVar(0, item.upper, f"y{item.c}_{item.w}_{item.n}") for item in rm.items}
+    for c in range(inst.n_components):
+        model.AddExactlyOne(v[c, n] for n in rm.levels[c])
+    by_level: dict[tuple[int, int], list[Item]] = {}
+    load: list[list] = [[] for _ in range(inst.n_machines)]
+    tasks: list[list] = [[] for _ in range(inst.n_machines)]
+    for item in rm.items:
+        by_level.setdefault((item.c, item.n), []).append(item)
+        if item.upper < item.n:
+            model.Add(y[item] <= item.upper * v[item.c, item.n])
+        cap = inst.capacity[item.w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
+        load[item.w].append((math.floor(item.size / cap * CPSAT_SCALE), y[item]))
+        tasks[item.w].append(y[item])
+    for (c, n), var in v.items():
+        model.Add(sum(y[i] for i in by_level.get((c, n), [])) == n * var)
+    for w in range(inst.n_machines):
+        model.Add(sum(k * var for k, var in load[w]) + z <= CPSAT_SCALE)
+        if inst.max_tasks[w] is not None:
+            model.Add(sum(tasks[w]) <= inst.max_tasks[w])
+    if symmetry:
+        for a, b in _symmetric_pairs(inst):
+            model.Add(sum(k * var for k, var in load[a]) >= sum(k * var for k, var in load[b]))
+    if hint is not None:
+        totals = [sum(per.values()) for per in hint]
+        for (c, n), var in v.items():
+            model.AddHint(var, int(totals[c] == n))
+        for item, var in y.items():
+            model.AddHint(var, hint[item.c].get(item.w, 0) if totals[item.c] == item.n else 0)
+    model.Maximize(z)
+    return CpsatForm(model, y)
+
+
+def decode_cpsat(form: CpsatForm, solver, n_components: int) -> Counts:
+    counts: Counts = [{} for _ in range(n_components)]
+    for item, var in form.y.items():
+        k = solver.Value(var)
+        if k:
+            counts[item.c][item.w] = counts[item.c].get(item.w, 0) + k
+    return counts

@@ -1,0 +1,138 @@
+"""Exact throughput against brute force (every placement of tiny instances, scored by the evaluator)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from odrp.methods import run_method
+from odrp.problems import KINDS
+from odrp.problems.throughput import ThroughputInstance, evaluate_counts, load
+from odrp.problems.throughput_generators import random_instance
+
+THROUGHPUT = KINDS["throughput"]
+SHAPES = ("linear", "diamond", "star", "dag")
+
+
+def brute_force(inst: ThroughputInstance, fixed: dict[int, int] | None = None) -> tuple[float | None, int]:
+    """(best R over every placement, number of feasible placements), written apart from the models.
+
+    Every component gets every vector of per-machine counts with 0..max_tasks on each machine (at
+    least one instance; exactly ``fixed[c]`` when given); the evaluator scores every combination.
+    """
+    per_component = []
+    for c in range(inst.n_components):
+        ranges = [range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)]
+        vectors = [v for v in itertools.product(*ranges) if sum(v) >= 1]
+        if fixed is not None:
+            vectors = [v for v in vectors if sum(v) == fixed[c]]
+        per_component.append(vectors)
+    best, feasible = None, 0
+    for combo in itertools.product(*per_component):
+        counts = [{w: k for w, k in enumerate(v) if k} for v in combo]
+        ev = evaluate_counts(inst, counts)
+        if ev.feasible:
+            feasible += 1
+            if best is None or ev.objective > best:
+                best = ev.objective
+    return best, feasible
+
+
+def tiny(seed: int) -> ThroughputInstance:
+    """3 components on 2-3 machines with 2-3 task slots: up to 15^3 placements."""
+    machines = 2 + seed % 2
+    return load(
+        random_instance(seed=seed, components=3, machines=machines, shape=SHAPES[seed % 4], max_tasks=5 - machines)
+    )
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("solver", ["highs", "cpsat"])
+def test_exact_equals_brute_force(seed, solver):
+    inst = tiny(seed)
+    optimum, feasible = brute_force(inst)
+    assert feasible > 0
+    result = run_method(THROUGHPUT, inst, "exact", solver=solver)
+    assert result.status == "optimal" and result.verified, result.message
+    assert result.objective == pytest.approx(optimum, rel=1e-6)
+    assert result.bound >= result.objective and result.gap <= 1e-6
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 5])
+def test_cbc_second_opinion(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    result = run_method(THROUGHPUT, inst, "exact", solver="cbc")
+    assert result.solver.startswith("cbc") and result.status == "optimal" and result.verified
+    assert result.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_replication_and_a_machine_with_spare_capacity_by_hand():
+    # one spout on A (e 1, MET 10) and B (e 2, MET 10), capacity 100, 4 task slots each.
+    # A alone: R = 90; A2 + B1 (N = 3): A 2 (R/3) + 20 <= 100 -> R <= 120, B 2 (R/3) + 10 <= 100 -> 135:
+    # R = 120; A3 + B1: A 3 R/4 + 30 -> 93.3; A1 + B1: B R + 10 -> 90; A2 + B2: B R + 20 -> 80;
+    # A3 + B2: B 0.8 R + 20 -> 100; larger counts only add overhead. The optimum is 120 (A2 + B1).
+    inst = load(SPOUT_AB)
+    result = run_method(THROUGHPUT, inst, "exact")
+    assert result.objective == pytest.approx(120.0, rel=1e-9)
+    assert result.solution == {"instances": {"spout": {"A": 2, "B": 1}}}
+    assert brute_force(inst)[0] == pytest.approx(120.0, rel=1e-12)
+
+
+SPOUT_AB = {
+    "problem": "throughput",
+    "name": "spout-ab",
+    "components": [{"id": "spout"}],
+    "machines": [{"id": "A", "type": "a", "max_tasks": 4}, {"id": "B", "type": "b", "max_tasks": 4}],
+    "profile": {"spout": {"a": {"exec_time": 1, "overhead": 10}, "b": {"exec_time": 2, "overhead": 10}}},
+}
+
+
+def test_identical_machines_are_ordered_without_losing_the_optimum():
+    # 2 components on 4 machines of 2 types (pairs of identical machines), 2 slots each
+    inst = load(random_instance(seed=11, components=2, machines=4, types="i3,i5", max_tasks=2))
+    assert any(len(group) > 1 for group in inst.machine_classes)
+    optimum, _ = brute_force(inst)
+    for solver in ("highs", "cpsat"):
+        result = run_method(THROUGHPUT, inst, "exact", solver=solver)
+        assert result.objective == pytest.approx(optimum, rel=1e-6), solver
+
+
+def test_fixed_instance_counts_equal_brute_force_over_those_counts():
+    inst = tiny(3)
+    fixed = {0: 1, 1: 2, 2: 1}
+    optimum, _ = brute_force(inst, fixed)
+    from odrp.models.throughput import solve
+
+    outcome = solve(inst, fixed_instances=fixed)
+    assert outcome.run.status == "optimal"
+    assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_infeasible_instance_is_a_result(run_cli, tmp_path):
+    data = json.loads(json.dumps(SPOUT_AB))
+    data["components"].append({"id": "bolt"})
+    data["edges"] = [["spout", "bolt"]]
+    data["profile"]["bolt"] = {"a": {"exec_time": 1, "overhead": 95}, "b": {"exec_time": 1, "overhead": 95}}
+    # spout (MET 10) and bolt (MET 95) fit together nowhere, and each machine holds one of them at
+    # most... but two machines: spout on A, bolt on B fits (R: A (100-10)/1, B (100-95)/1 = 5)
+    path = tmp_path / "tight.json"
+    path.write_text(json.dumps(data))
+    result = json.loads(run_cli("solve", str(path), "--json", check=True).stdout)
+    assert result["status"] == "optimal" and result["objective"] == pytest.approx(5.0, rel=1e-9)
+    data["machines"].pop()  # one machine: 10 + 95 > 100, nothing fits
+    path.write_text(json.dumps(data))
+    result = json.loads(run_cli("solve", str(path), "--json", check=True).stdout)
+    assert result["status"] == "infeasible" and result["solution"] is None
+
+
+def test_time_limit_returns_incumbent_bound_and_gap():
+    inst = load(random_instance(seed=3, components=12, machines=12, shape="dag"))
+    result = run_method(THROUGHPUT, inst, "exact", solver="highs", time_limit=3)
+    assert result.status in ("time_limit", "optimal")
+    assert result.runtime_s < 3 + 10  # the limit plus building and the heuristic warm start
+    assert result.verified and result.objective > 0
+    assert result.bound >= result.objective * (1 - 1e-9)
+    assert result.gap is not None and result.gap >= 0
