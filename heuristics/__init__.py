@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-MODULES: tuple[str, ...] = ("heuristics.storm",)
+MODULES: tuple[str, ...] = ("heuristics.storm", "heuristics.odrp")
 
 
 @dataclass

@@ -1,0 +1,497 @@
+"""Heuristics for ODRP (joint operator replication and placement, Cardellini et al. 2017).
+
+The paper closes with "we plan to develop efficient heuristics to deal with large problem instances"
+and offers the exact ODRP as the benchmark to judge them by. Three heuristics, all working on the
+paper's decision (a multiset U_i of candidate nodes per operator) and scoring it with the paper's
+utility F (eq. 21) through the incremental evaluator of :mod:`heuristics.odrp_state`:
+
+``odrp_greedy``
+    1. *Replication*: each operator gets the fewest replicas k <= k_i that keep every replica's
+       utilisation lambda_i / (k mu_i) at or below a target (``utilisation``, default 0.8); when no
+       k <= k_i reaches it, k_i. An operator with a fixed latency gets one replica.
+    2. *Placement*: operators with a single candidate node (pinned) first, then the others in
+       topological order; the replicas of an operator one by one, each on the candidate node with
+       room whose addition leaves the partial placement with the highest F, i.e. adds least to the
+       SAW utility loss (response-time path, availability, cost, network metric). F of a partial
+       placement counts the placed replicas only (streams with an unplaced end carry nothing) and
+       takes an operator's latency at its target count. Ties go to the node with more replicas of
+       already placed neighbours, then more free capacity, then the lower index.
+    If the target counts do not fit, the greedy retries with the fewest stable counts.
+    Deterministic (the seed is not used).
+
+``odrp_local_search``
+    From a start (``start``: ``greedy``, the default; ``random``; or a solution JSON), first-
+    improvement descent over the moves *add* one replica (of an operator below k_i, on a candidate
+    node with room), *remove* one (keeping a stable count), *move* one to another candidate node,
+    then, when none of these improves, *swap* two replicas of different operators between their
+    nodes. A move is taken when it raises F (by more than 1e-12 relative), scanning the
+    neighbourhood in a seeded random order. After a local optimum the search restarts
+    (``restarts`` times, default 40) from the best placement found, perturbed by ``kick`` random
+    moves (default 3): an iterated local search (Lourenco, Martin, Stuetzle, "Iterated Local
+    Search", Handbook of Metaheuristics, 2003).
+
+``odrp_tabu``
+    Tabu search (Glover, Taillard, de Werra, "A user's guide to tabu search", Ann. Oper. Res. 41,
+    1993), the metaheuristic Nardelli, Cardellini, Grassi and Lo Presti apply to ODP in "Efficient
+    Operator Placement for Distributed Data Stream Processing Applications" (IEEE TPDS 30(8), 2019).
+    Our reading for ODRP: from the greedy placement, each iteration takes the best admissible move
+    of the same neighbourhood (add, remove, move, swap; a seeded sample of at most ``sample`` moves,
+    default 600, when it is larger), even when it lowers F. Attributes (operator, node, direction)
+    of a taken move are tabu for a random tenure in [``tenure_min``, ``tenure_max``] iterations
+    (default 4-10): a replica taken off a node may not come back, and one put on may not leave. The
+    aspiration criterion admits a tabu move that beats the best F found. ``iterations`` (default
+    300) bounds the search.
+
+Budgets: every heuristic honours ``time_limit`` (seconds) and an evaluation budget
+(``max_evaluations``); the iteration budgets above make the result deterministic for a seed on any
+machine as long as the time limit does not cut the search short (``stats.stopped`` says which
+budget ended it). Each heuristic reports F of its best placement as computed by the incremental
+evaluator; :func:`odrp.methods.judge` checks it against the evaluator.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from heuristics import Heuristic, HeuristicOutcome, register
+from heuristics.odrp_state import PlacementState, Tables
+from odrp.problems.odrp import OdrpInstance, Placement, parse_solution, solution_json
+
+Change = tuple[int, dict[int, int]]
+"""Operator i gets the multiset (node -> replicas)."""
+Move = tuple[Change, ...]
+
+IMPROVEMENT = 1e-12
+"""A move improves F when it raises it by more than this, relative to max(1, |F|)."""
+
+
+# ------------------------------------------------------------------------------------- budgets
+
+
+@dataclass
+class Budget:
+    """Evaluations of F and wall-clock time a heuristic may spend."""
+
+    time_limit: float | None = None
+    max_evaluations: int | None = None
+    evaluations: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    stopped: str = ""
+
+    def spend(self) -> bool:
+        """Count one evaluation; False once a budget is used up (and remember which)."""
+        if self.stopped:
+            return False
+        if self.max_evaluations is not None and self.evaluations >= self.max_evaluations:
+            self.stopped = "max_evaluations"
+            return False
+        if self.time_limit is not None and time.perf_counter() - self.started >= self.time_limit:
+            self.stopped = "time_limit"
+            return False
+        self.evaluations += 1
+        return True
+
+    def stats(self) -> dict[str, Any]:
+        return {"evaluations": self.evaluations, "stopped": self.stopped or "completed"}
+
+
+def _better(new: float, old: float) -> bool:
+    return new > old + IMPROVEMENT * max(1.0, abs(old))
+
+
+# ---------------------------------------------------------------------------------- neighbourhood
+
+
+def _shifted(counts: dict[int, int], u: int, delta: int) -> dict[int, int]:
+    new = dict(counts)
+    c = new.get(u, 0) + delta
+    if c:
+        new[u] = c
+    else:
+        del new[u]
+    return new
+
+
+def _relocated(counts: dict[int, int], u: int, v: int) -> dict[int, int]:
+    return _shifted(_shifted(counts, u, -1), v, 1)
+
+
+def single_moves(state: PlacementState) -> Iterator[Move]:
+    """Add, remove or move one replica of one operator, keeping the placement feasible."""
+    t = state.t
+    for i in range(t.n_ops):
+        counts, total = state.counts[i], state.total[i]
+        if total < t.max_replicas[i]:
+            for v in t.candidates[i]:
+                if state.fits(i, v):
+                    yield ((i, _shifted(counts, v, 1)),)
+        if total > 1 and t.stable[i][total - 1]:
+            for u in counts:
+                yield ((i, _shifted(counts, u, -1)),)
+        for u in counts:
+            for v in t.candidates[i]:
+                if v != u and state.fits(i, v):
+                    yield ((i, _relocated(counts, u, v)),)
+
+
+def swap_moves(state: PlacementState) -> Iterator[Move]:
+    """Exchange a replica of i on u with a replica of j on v (i != j, u != v), within capacity."""
+    t = state.t
+    res = t.resources
+    for i in range(t.n_ops):
+        for j in range(i + 1, t.n_ops):
+            for u in state.counts[i]:
+                if u not in t.candidate_set[j]:
+                    continue
+                for v in state.counts[j]:
+                    if v == u or v not in t.candidate_set[i]:
+                        continue
+                    if state.fits(i, v, freed=res[j]) and state.fits(j, u, freed=res[i]):
+                        yield ((i, _relocated(state.counts[i], u, v)), (j, _relocated(state.counts[j], v, u)))
+
+
+def neighbourhood(state: PlacementState) -> list[Move]:
+    return [*single_moves(state), *swap_moves(state)]
+
+
+def attributes(state: PlacementState, move: Move) -> list[tuple[int, int, int]]:
+    """(operator, node, +1 | -1) for every replica count a move raises or lowers."""
+    out = []
+    for i, new in move:
+        old = state.counts[i]
+        for u in set(old) | set(new):
+            diff = new.get(u, 0) - old.get(u, 0)
+            if diff:
+                out.append((i, u, 1 if diff > 0 else -1))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- greedy
+
+
+def target_replicas(inst: OdrpInstance, utilisation: float) -> list[int]:
+    """The fewest replicas that keep lambda_i / (k mu_i) <= ``utilisation`` (k_i when none does)."""
+    out = []
+    for i in range(inst.n_operators):
+        mu = inst.service_rate[i]
+        if mu is None:
+            out.append(1)
+            continue
+        k_max = inst.max_replicas[i]
+        out.append(next((k for k in range(1, k_max + 1) if inst.arrival_rate[i] / (k * mu) <= utilisation), k_max))
+    return out
+
+
+def fewest_stable_replicas(inst: OdrpInstance) -> list[int] | None:
+    counts = [inst.replica_counts(i) for i in range(inst.n_operators)]
+    return None if any(not c for c in counts) else [c[0] for c in counts]
+
+
+def placement_order(inst: OdrpInstance) -> list[int]:
+    """Pinned operators (one candidate node) first, then the others in topological order."""
+    pinned = [i for i in inst.topological_order if len(inst.candidates[i]) == 1]
+    return pinned + [i for i in inst.topological_order if len(inst.candidates[i]) > 1]
+
+
+def greedy_state(tables: Tables, replicas: list[int], budget: Budget) -> PlacementState | None:
+    """Place ``replicas[i]`` replicas of every operator one by one (see the module docstring)."""
+    inst = tables.inst
+    state = PlacementState(tables)
+    state.planned = list(replicas)
+    neighbours = [
+        {tables.streams[s][0] if tables.streams[s][1] == i else tables.streams[s][1] for s in tables.incident[i]}
+        for i in range(tables.n_ops)
+    ]
+    for i in placement_order(inst):
+        for _ in range(replicas[i]):
+            best_key, best_node = None, None
+            for v in tables.candidates[i]:
+                if not state.fits(i, v):
+                    continue
+                undo = state.apply([(i, _shifted(state.counts[i], v, 1))])
+                f = state.utility()
+                budget.evaluations += 1
+                state.apply(undo)
+                together = sum(state.counts[j].get(v, 0) for j in neighbours[i])
+                key = (round(f, 12), together, tables.capacity[v] - state.load[v], -v)
+                if best_key is None or key > best_key:
+                    best_key, best_node = key, v
+            if best_node is None:
+                return None
+            state.set_operator(i, _shifted(state.counts[i], best_node, 1))
+    state.planned = [0] * tables.n_ops
+    return state if state.complete() else None
+
+
+def greedy(tables: Tables, utilisation: float, budget: Budget) -> tuple[PlacementState | None, str]:
+    """The greedy placement at the target utilisation, else at the fewest stable counts."""
+    inst = tables.inst
+    fewest = fewest_stable_replicas(inst)
+    if fewest is None:
+        return None, "some operator has no stable replica count within max_replicas"
+    state = greedy_state(tables, target_replicas(inst, utilisation), budget)
+    if state is not None:
+        return state, ""
+    state = greedy_state(tables, fewest, budget)
+    if state is not None:
+        return state, "target replica counts did not fit; placed the fewest stable counts"
+    return None, "greedy found no placement within capacity"
+
+
+# ------------------------------------------------------------------------------- random start
+
+
+def random_state(tables: Tables, rng: random.Random, attempts: int = 50) -> PlacementState | None:
+    """A random feasible placement: random stable counts on random candidate nodes with room."""
+    inst = tables.inst
+    for _ in range(attempts):
+        state = PlacementState(tables)
+        order = list(range(tables.n_ops))
+        rng.shuffle(order)
+        ok = True
+        for i in order:
+            k = rng.choice(inst.replica_counts(i))
+            for _ in range(k):
+                room = [v for v in tables.candidates[i] if state.fits(i, v)]
+                if not room:
+                    ok = False
+                    break
+                state.set_operator(i, _shifted(state.counts[i], rng.choice(room), 1))
+            if not ok:
+                break
+        if ok and state.complete():
+            return state
+    return None
+
+
+# ------------------------------------------------------------------------------- local search
+
+
+def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
+    """First-improvement descent: single moves first, swaps when no single move improves."""
+    f = state.utility()
+    while True:
+        improved = False
+        for generate in (single_moves, swap_moves):
+            moves = list(generate(state))
+            rng.shuffle(moves)
+            for move in moves:
+                if not budget.spend():
+                    return f
+                undo = state.apply(move)
+                g = state.utility()
+                if _better(g, f):
+                    f, improved = g, True
+                    break
+                state.apply(undo)
+            if improved:
+                break
+        if not improved:
+            return f
+
+
+def perturb(state: PlacementState, rng: random.Random, strength: int) -> None:
+    """``strength`` random feasible moves (the perturbation of the iterated local search)."""
+    for _ in range(strength):
+        moves = neighbourhood(state)
+        if not moves:
+            return
+        state.apply(rng.choice(moves))
+
+
+def iterated_local_search(
+    start: PlacementState, rng: random.Random, budget: Budget, restarts: int, strength: int
+) -> tuple[Placement, dict[str, Any]]:
+    state = start
+    best_f = descend(state, rng, budget)
+    best = state.placement()
+    descents, improvements = 1, 0
+    for _ in range(restarts):
+        if budget.stopped:
+            break
+        state = PlacementState(state.t, best)
+        perturb(state, rng, strength)
+        f = descend(state, rng, budget)
+        descents += 1
+        if _better(f, best_f):
+            best_f, best = f, state.placement()
+            improvements += 1
+    return best, {"descents": descents, "restart_improvements": improvements}
+
+
+# -------------------------------------------------------------------------------- tabu search
+
+
+def tabu_search(
+    start: PlacementState,
+    rng: random.Random,
+    budget: Budget,
+    iterations: int,
+    sample: int,
+    tenure: tuple[int, int],
+) -> tuple[Placement, dict[str, Any]]:
+    state = start
+    f = state.utility()
+    best_f, best = f, state.placement()
+    tabu_until: dict[tuple[int, int, int], int] = {}
+    done = 0
+    for it in range(iterations):
+        moves = neighbourhood(state)
+        if len(moves) > sample:
+            moves = rng.sample(moves, sample)
+        chosen: tuple[float, Move, list[tuple[int, int, int]]] | None = None
+        for move in moves:
+            if not budget.spend():
+                break
+            attrs = attributes(state, move)
+            undo = state.apply(move)
+            g = state.utility()
+            state.apply(undo)
+            # a tabu move reverses a recent one: it puts back what left, or takes off what came
+            is_tabu = any(tabu_until.get((i, u, -d), -1) >= it for i, u, d in attrs)
+            if is_tabu and not _better(g, best_f):
+                continue
+            if chosen is None or g > chosen[0]:
+                chosen = (g, move, attrs)
+        if chosen is None:
+            break
+        f, move, attrs = chosen
+        state.apply(move)
+        for i, u, d in attrs:
+            tabu_until[(i, u, d)] = it + rng.randint(*tenure)
+        done = it + 1
+        if _better(f, best_f):
+            best_f, best = f, state.placement()
+        if budget.stopped:
+            break
+    return best, {"iterations": done}
+
+
+# ------------------------------------------------------------------------------ the entry points
+
+
+def _outcome(tables: Tables, placement: Placement, budget: Budget, stats: dict[str, Any], message: str = ""):
+    final = PlacementState(tables, placement)
+    return HeuristicOutcome(
+        solution=solution_json(tables.inst, placement),
+        objective=final.utility(),
+        stats={**stats, **budget.stats(), "runtime_s": time.perf_counter() - budget.started},
+        message=message,
+    )
+
+
+def _failure(message: str, budget: Budget) -> HeuristicOutcome:
+    return HeuristicOutcome(solution=None, objective=None, stats=budget.stats(), message=message)
+
+
+def _start_state(
+    tables: Tables, start: Any, rng: random.Random, utilisation: float, budget: Budget
+) -> tuple[PlacementState | None, str]:
+    if isinstance(start, dict):
+        placement = parse_solution(tables.inst, start, "start")
+        state = PlacementState(tables, placement)
+        return (state, "") if state.complete() else (None, "the start placement is infeasible")
+    if start == "random":
+        state = random_state(tables, rng)
+        return (state, "") if state is not None else greedy(tables, utilisation, budget)
+    if start == "greedy":
+        return greedy(tables, utilisation, budget)
+    raise ValueError(f"start: expected greedy, random or a solution JSON, got {start!r}")
+
+
+def run_greedy(
+    instance: OdrpInstance,
+    *,
+    seed: int = 0,
+    time_limit: float | None = None,
+    utilisation: float = 0.8,
+    max_evaluations: int | None = None,
+) -> HeuristicOutcome:
+    budget = Budget(time_limit, max_evaluations)
+    tables = Tables(instance)
+    state, message = greedy(tables, float(utilisation), budget)
+    if state is None:
+        return _failure(message, budget)
+    return _outcome(tables, state.placement(), budget, {"utilisation": utilisation}, message)
+
+
+def run_local_search(
+    instance: OdrpInstance,
+    *,
+    seed: int = 0,
+    time_limit: float | None = None,
+    start: Any = "greedy",
+    restarts: int = 40,
+    kick: int = 3,
+    utilisation: float = 0.8,
+    max_evaluations: int | None = None,
+) -> HeuristicOutcome:
+    budget = Budget(time_limit, max_evaluations)
+    tables = Tables(instance)
+    rng = random.Random(seed)
+    state, message = _start_state(tables, start, rng, float(utilisation), budget)
+    if state is None:
+        return _failure(message, budget)
+    start_f = state.utility()
+    best, stats = iterated_local_search(state, rng, budget, int(restarts), int(kick))
+    return _outcome(tables, best, budget, {"start_objective": start_f, **stats}, message)
+
+
+def run_tabu(
+    instance: OdrpInstance,
+    *,
+    seed: int = 0,
+    time_limit: float | None = None,
+    start: Any = "greedy",
+    iterations: int = 300,
+    sample: int = 600,
+    tenure_min: int = 4,
+    tenure_max: int = 10,
+    utilisation: float = 0.8,
+    max_evaluations: int | None = None,
+) -> HeuristicOutcome:
+    budget = Budget(time_limit, max_evaluations)
+    tables = Tables(instance)
+    rng = random.Random(seed)
+    state, message = _start_state(tables, start, rng, float(utilisation), budget)
+    if state is None:
+        return _failure(message, budget)
+    start_f = state.utility()
+    tenure = (int(tenure_min), max(int(tenure_min), int(tenure_max)))
+    best, stats = tabu_search(state, rng, budget, int(iterations), int(sample), tenure)
+    return _outcome(tables, best, budget, {"start_objective": start_f, **stats}, message)
+
+
+register(
+    Heuristic(
+        name="odrp_greedy",
+        kinds=("odrp",),
+        run=run_greedy,
+        description="replicas to a target utilisation (--param utilisation=0.8), then each replica on the node "
+        "that lowers F least",
+    )
+)
+register(
+    Heuristic(
+        name="odrp_local_search",
+        kinds=("odrp",),
+        run=run_local_search,
+        description="add/remove/move/swap replicas on improvement of F from the greedy, with restarts "
+        "(--param restarts=40 kick=3 start=greedy|random)",
+        randomized=True,
+    )
+)
+register(
+    Heuristic(
+        name="odrp_tabu",
+        kinds=("odrp",),
+        run=run_tabu,
+        description="tabu search over add/remove/move/swap moves (Nardelli et al. 2019) "
+        "(--param iterations=300 sample=600)",
+        randomized=True,
+    )
+)

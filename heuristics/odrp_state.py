@@ -1,0 +1,252 @@
+"""Incremental evaluation of ODRP's utility F for search heuristics.
+
+The evaluator (:func:`odrp.problems.odrp.evaluate_placement`) recomputes everything from a whole
+placement; a local search changes one or two operators at a time, and only a few terms of F move
+with them. :class:`PlacementState` keeps a placement together with every quantity of the paper's
+QoS model (eqs. 1-21) that depends on it, split so that changing operator i touches only
+
+- i's latency R_{i,U_i} (eq. 1) and its node cost |U_i| C_i Res_i (eq. 2),
+- the streams entering and leaving i: their delay d_(U,V) (eq. 4), link cost (eq. 5), network
+  metric (eqs. 18-20) and the links they use (eq. 16, kept as reference counts),
+- the resources used and replicas held on the nodes of the old and new multisets (eqs. 15, 23),
+
+and then the response time R (eqs. 8-11) by one longest-path pass over the operator DAG (linear in
+operators + streams). F (eq. 21) is affine in R, log A, C and Z once the bounds are fixed, so it
+is c_0 + c_r R + c_a log A + c_c C + c_z Z; terms whose weight is 0 are never computed.
+
+An operator may be *unplaced* (empty multiset): it then adds no latency, no cost and no links, and
+its streams carry nothing. F of such a partial placement is what the greedy compares when it places
+replicas one by one. ``planned[i]``, when positive, is the replica count at which i's latency is
+taken while fewer replicas are placed (the greedy's target count); it is 0 for a complete placement.
+
+Tests check every value against the evaluator after random sequences of changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from odrp.problems.odrp import OdrpInstance, Placement
+
+CAPACITY_TOLERANCE = 1e-9
+"""Relative and absolute slack of the capacity check, the evaluator's."""
+
+
+class Tables:
+    """Per-instance constants of the QoS model, precomputed once for fast lookups."""
+
+    def __init__(self, inst: OdrpInstance) -> None:
+        self.inst = inst
+        n_ops, n_nodes = inst.n_operators, inst.n_nodes
+        self.n_ops, self.n_nodes = n_ops, n_nodes
+        # R_i(lambda_i / k) for k = 0..k_i (index 0 unused: an unplaced operator has no latency)
+        self.latency = [[0.0] + [inst.latency(i, k) for k in range(1, inst.max_replicas[i] + 1)] for i in range(n_ops)]
+        self.stable = [[False] + [math.isfinite(x) for x in self.latency[i][1:]] for i in range(n_ops)]
+        self.replica_cost = [inst.op_cost[i] * inst.resources[i] for i in range(n_ops)]
+        self.resources = inst.resources
+        self.capacity = [c * (1 + CAPACITY_TOLERANCE) + CAPACITY_TOLERANCE for c in inst.capacity]
+        self.candidates = inst.candidates
+        self.candidate_set = [frozenset(c) for c in inst.candidates]
+        self.max_replicas = inst.max_replicas
+        self.speedup = inst.speedup
+        self.delay = inst.delay
+        self.streams = [(st.source, st.target) for st in inst.streams]
+        self.incident = [tuple(sorted(set(inst.incoming[i]) | set(inst.outgoing[i]))) for i in range(n_ops)]
+        # per stream and node pair: rate x link cost (eq. 5) and rate x b x pair weight (eqs. 18-20)
+        self.cost_rate = [
+            [[st.rate * inst.link_cost[u][v] for v in range(n_nodes)] for u in range(n_nodes)] for st in inst.streams
+        ]
+        self.network_rate = [
+            [[st.rate * st.bytes_per_tuple * inst.pair_weight(u, v) for v in range(n_nodes)] for u in range(n_nodes)]
+            for st in inst.streams
+        ]
+        # links whose availability is below 1: only they move log A (eq. 16)
+        self.link_log = [math.log(a) for a in inst.link_availability]
+        self.lossy_link = [
+            [inst.link_id[u][v] if u != v and self.link_log[inst.link_id[u][v]] < 0 else -1 for v in range(n_nodes)]
+            for u in range(n_nodes)
+        ]
+        self.node_log = [math.log(a) for a in inst.node_availability]
+        # the longest-path pass: operators in topological order with their incoming (stream, source)
+        self.topological = [
+            (j, tuple((s, inst.streams[s].source) for s in inst.incoming[j])) for j in inst.topological_order
+        ]
+        self.sinks = inst.sinks
+
+        # F = c0 + c_r R + c_a log A + c_c C + c_z Z (eq. 21 with the bounds folded in)
+        w = inst.weights
+        self.c0 = 0.0
+        self.c_r = self.c_a = self.c_c = self.c_z = 0.0
+        if w["response_time"] > 0:
+            lo, hi = inst.bounds["response_time"]
+            self.c0 += w["response_time"] * hi / (hi - lo)
+            self.c_r = -w["response_time"] / (hi - lo)
+        if w["availability"] > 0:
+            lo, hi = (math.log(x) for x in inst.bounds["availability"])
+            self.c0 -= w["availability"] * lo / (hi - lo)
+            self.c_a = w["availability"] / (hi - lo)
+        if w["cost"] > 0:
+            lo, hi = inst.bounds["cost"]
+            self.c0 += w["cost"] * hi / (hi - lo)
+            self.c_c = -w["cost"] / (hi - lo)
+        if w["network"] > 0:
+            lo, hi = inst.bounds["network"]
+            self.c0 += w["network"] * hi / (hi - lo)
+            self.c_z = -w["network"] / (hi - lo)
+        self.with_delay = self.c_r != 0.0
+        self.with_availability = self.c_a != 0.0
+        self.with_cost = self.c_c != 0.0 and any(c > 0 for rows in self.cost_rate for row in rows for c in row)
+        self.with_network = self.c_z != 0.0
+
+    def fits(self, load: float, u: int) -> bool:
+        return load <= self.capacity[u]
+
+
+class PlacementState:
+    """A (possibly partial) placement and every term of F that depends on it, kept up to date."""
+
+    def __init__(self, tables: Tables, placement: Placement | None = None) -> None:
+        t = self.t = tables
+        self.counts: list[dict[int, int]] = [{} for _ in range(t.n_ops)]
+        self.total = [0] * t.n_ops
+        self.planned = [0] * t.n_ops
+        self.load = [0.0] * t.n_nodes
+        self.replicas_on = [0] * t.n_nodes
+        self.op_latency = [0.0] * t.n_ops
+        n_streams = len(t.streams)
+        self.stream_delay = [0.0] * n_streams
+        self.stream_cost = [0.0] * n_streams
+        self.stream_network = [0.0] * n_streams
+        self.stream_links: list[tuple[int, ...]] = [() for _ in range(n_streams)]
+        self.link_users = [0] * len(t.link_log)
+        self.log_availability = 0.0
+        self.node_cost = 0.0
+        if placement is not None:
+            for i, p in enumerate(placement):
+                if p:
+                    self.set_operator(i, dict(p))
+
+    # -- changes ---------------------------------------------------------------------------
+    def set_operator(self, i: int, new: dict[int, int]) -> dict[int, int]:
+        """Give operator i the multiset ``new`` (node -> replicas, no zeros); return the old one."""
+        t = self.t
+        old = self.counts[i]
+        res = t.resources[i]
+        for u, c in old.items():
+            self.load[u] -= c * res
+            self.replicas_on[u] -= c
+            if self.replicas_on[u] == 0:
+                self.log_availability -= t.node_log[u]
+        for u, c in new.items():
+            self.load[u] += c * res
+            if self.replicas_on[u] == 0:
+                self.log_availability += t.node_log[u]
+            self.replicas_on[u] += c
+        self.counts[i] = new
+        total = sum(new.values())
+        self.node_cost += (total - self.total[i]) * t.replica_cost[i]
+        self.total[i] = total
+        self._latency(i)
+        for s in t.incident[i]:
+            self._stream(s)
+        return old
+
+    def apply(self, changes: Iterable[tuple[int, dict[int, int]]]) -> list[tuple[int, dict[int, int]]]:
+        """Apply several operator changes; return what undoes them (apply it to revert)."""
+        return [(i, self.set_operator(i, new)) for i, new in changes][::-1]
+
+    def placement(self) -> Placement:
+        return [dict(c) for c in self.counts]
+
+    def _latency(self, i: int) -> None:
+        total = self.total[i]
+        if total == 0:
+            self.op_latency[i] = 0.0
+            return
+        count = max(total, self.planned[i])
+        speed = min(self.t.speedup[u] for u in self.counts[i])
+        self.op_latency[i] = self.t.latency[i][min(count, len(self.t.latency[i]) - 1)] / speed
+
+    def _stream(self, s: int) -> None:
+        t = self.t
+        i, j = t.streams[s]
+        ui, vj = self.counts[i], self.counts[j]
+        for ell in self.stream_links[s]:
+            self.link_users[ell] -= 1
+            if self.link_users[ell] == 0:
+                self.log_availability -= t.link_log[ell]
+        if not ui or not vj:
+            self.stream_delay[s] = self.stream_cost[s] = self.stream_network[s] = 0.0
+            self.stream_links[s] = ()
+            return
+        if t.with_delay:
+            delay = t.delay
+            self.stream_delay[s] = max(delay[u][v] for u in ui for v in vj)
+        if t.with_cost or t.with_network:
+            share = 1.0 / (self.total[i] * self.total[j])
+            if t.with_cost:
+                rate = t.cost_rate[s]
+                self.stream_cost[s] = share * sum(cu * cv * rate[u][v] for u, cu in ui.items() for v, cv in vj.items())
+            if t.with_network:
+                rate = t.network_rate[s]
+                self.stream_network[s] = share * sum(
+                    cu * cv * rate[u][v] for u, cu in ui.items() for v, cv in vj.items()
+                )
+        if t.with_availability:
+            lossy = t.lossy_link
+            links = {lossy[u][v] for u in ui for v in vj} - {-1}
+            for ell in links:
+                if self.link_users[ell] == 0:
+                    self.log_availability += t.link_log[ell]
+                self.link_users[ell] += 1
+            self.stream_links[s] = tuple(links)
+
+    # -- the QoS values and F ------------------------------------------------------------------
+    def response_time(self) -> float:
+        """R (eqs. 8-11): the longest source-to-sink path of operator latencies and stream delays."""
+        lat, dly = self.op_latency, self.stream_delay
+        start = [0.0] * self.t.n_ops
+        for j, incoming in self.t.topological:
+            best = 0.0
+            for s, i in incoming:
+                x = start[i] + lat[i] + dly[s]
+                if x > best:
+                    best = x
+            start[j] = best
+        return max(start[i] + lat[i] for i in self.t.sinks)
+
+    def cost(self) -> float:
+        return self.node_cost + sum(self.stream_cost)
+
+    def network(self) -> float:
+        return sum(self.stream_network)
+
+    def utility(self) -> float:
+        """F of eq. (21) for the current placement."""
+        t = self.t
+        f = t.c0
+        if t.with_delay:
+            f += t.c_r * self.response_time()
+        if t.with_availability:
+            f += t.c_a * self.log_availability
+        if t.c_c:
+            f += t.c_c * self.cost()
+        if t.with_network:
+            f += t.c_z * self.network()
+        return f
+
+    # -- feasibility -----------------------------------------------------------------------
+    def fits(self, i: int, u: int, replicas: int = 1, freed: float = 0.0) -> bool:
+        """Whether ``replicas`` more replicas of i fit on u once ``freed`` resources leave u."""
+        return self.load[u] - freed + replicas * self.t.resources[i] <= self.t.capacity[u]
+
+    def complete(self) -> bool:
+        """Whether every operator has a stable replica count on its candidates within capacity."""
+        t = self.t
+        return all(
+            1 <= self.total[i] <= t.max_replicas[i]
+            and t.stable[i][self.total[i]]
+            and all(u in t.candidate_set[i] for u in self.counts[i])
+            for i in range(t.n_ops)
+        ) and all(self.load[u] <= t.capacity[u] for u in range(t.n_nodes))
