@@ -39,8 +39,8 @@ utility F (eq. 21) through the incremental evaluator of :mod:`heuristics.odrp_st
     default 600, when it is larger), even when it lowers F. Attributes (operator, node, direction)
     of a taken move are tabu for a random tenure in [``tenure_min``, ``tenure_max``] iterations
     (default 4-10): a replica taken off a node may not come back, and one put on may not leave. The
-    aspiration criterion admits a tabu move that beats the best F found. ``iterations`` (default
-    300) bounds the search.
+    aspiration criterion admits a tabu move that beats the best F found; when every move is tabu,
+    the one whose tabu status ends first is taken. ``iterations`` (default 300) bounds the search.
 
 Budgets: every heuristic honours ``time_limit`` (seconds) and an evaluation budget
 (``max_evaluations``); the iteration budgets above make the result deterministic for a seed on any
@@ -344,6 +344,7 @@ def tabu_search(
         if len(moves) > sample:
             moves = rng.sample(moves, sample)
         chosen: tuple[float, Move, list[tuple[int, int, int]]] | None = None
+        oldest: tuple[int, float, Move, list[tuple[int, int, int]]] | None = None
         for move in moves:
             if not budget.spend():
                 break
@@ -352,11 +353,15 @@ def tabu_search(
             g = state.utility()
             state.apply(undo)
             # a tabu move reverses a recent one: it puts back what left, or takes off what came
-            is_tabu = any(tabu_until.get((i, u, -d), -1) >= it for i, u, d in attrs)
-            if is_tabu and not _better(g, best_f):
+            expiry = max((tabu_until.get((i, u, -d), -1) for i, u, d in attrs), default=-1)
+            if expiry >= it and not _better(g, best_f):
+                if oldest is None or (expiry, -g) < (oldest[0], -oldest[1]):
+                    oldest = (expiry, g, move, attrs)
                 continue
             if chosen is None or g > chosen[0]:
                 chosen = (g, move, attrs)
+        if chosen is None and oldest is not None:  # every move is tabu: the one freed soonest
+            chosen = oldest[1:]
         if chosen is None:
             break
         f, move, attrs = chosen
