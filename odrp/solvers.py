@@ -16,6 +16,10 @@ columns itself by solving the LP with the integers fixed; its log then says "MIP
 feasible, objective value is F". CBC gets them through Pyomo's ``warmstart=True`` (a ``-mipstart``
 file of the nonzero integer values); its log says "MIPStart values read for N variables" and
 "MIPStart provided solution with cost F". :attr:`SolverRun.warm_start` reports what the log said.
+Two CBC 2.10 caveats, both visible in its log: the cost it prints for the start can leave out the
+objective's constant term (Pyomo writes it as a fixed column), and its preprocessing may cut off a
+feasible but non-optimal start ("mipstart values could not be used to build a solution",
+coin-or/Cbc#282), which ``accepted: false`` reports.
 """
 
 from __future__ import annotations
