@@ -20,30 +20,43 @@ utility F (eq. 21) through the incremental evaluator of :mod:`heuristics.odrp_st
     Deterministic (the seed is not used).
 
 ``odrp_local_search``
-    From a start (``start``: ``greedy``, the default; ``random``; or a solution JSON), first-
-    improvement descent over the moves *add* one replica (of an operator below k_i, on a candidate
-    node with room), *remove* one (keeping a stable count), *move* one to another candidate node,
-    then, when none of these improves, *swap* two replicas of different operators between their
-    nodes. A move is taken when it raises F (by more than 1e-12 relative), scanning the
-    neighbourhood in a seeded random order. After a local optimum the search restarts
-    (``restarts`` times, default 40) from the best placement found, perturbed by ``kick`` random
-    moves (default 3): an iterated local search (Lourenco, Martin, Stuetzle, "Iterated Local
-    Search", Handbook of Metaheuristics, 2003).
+    From a start (``start``: ``greedy``, the default; ``random``; or a solution JSON), a
+    first-improvement variable neighbourhood descent. Its neighbourhoods, scanned in a seeded random
+    order and the next one only when the previous one holds no improving move:
+
+    1. *add* one replica (of an operator below k_i, on a candidate node with room), *remove* one
+       (keeping a stable count), *move* one to another candidate node;
+    2. *swap* two replicas of different operators between their nodes;
+    3. *swap two nodes*: every operator that may run on both exchanges its replicas there.
+
+    A move is accepted when it raises F (by more than 1e-12 relative). F is flat over many moves:
+    the response time moves only when *every* longest path shortens, availability only when the
+    *last* replica leaves a lossy node or link. On such a plateau a move is also accepted when F
+    stays equal and a plateau measure drops (the sum over operators of the longest path through
+    them; the replicas and streams on lossy nodes and links, weighted by -log A): a lexicographic
+    (F, measure) descent, so it cannot cycle. After a local optimum the search restarts
+    (``restarts`` times, default 40) from the best placement found, perturbed by ruin and recreate
+    (Schrimpf, Schneider, Stamm-Wilbrandt, Dueck, J. Comput. Phys. 159, 2000): ``ruin`` connected
+    operators (default a third of them) lose every replica, each gets a random stable count (or
+    keeps its own, with probability 1/2), and the greedy's insertion puts them back. That makes it
+    an iterated local search (Lourenco, Martin, Stuetzle, Handbook of Metaheuristics, 2003).
 
 ``odrp_tabu``
     Tabu search (Glover, Taillard, de Werra, "A user's guide to tabu search", Ann. Oper. Res. 41,
     1993), the metaheuristic Nardelli, Cardellini, Grassi and Lo Presti apply to ODP in "Efficient
     Operator Placement for Distributed Data Stream Processing Applications" (IEEE TPDS 30(8), 2019).
     Our reading for ODRP: from the greedy placement, each iteration takes the best admissible move
-    of the same neighbourhood (add, remove, move, swap; a seeded sample of at most ``sample`` moves,
-    default 600, when it is larger), even when it lowers F. Attributes (operator, node, direction)
-    of a taken move are tabu for a random tenure in [``tenure_min``, ``tenure_max``] iterations
-    (default 4-10): a replica taken off a node may not come back, and one put on may not leave. The
-    aspiration criterion admits a tabu move that beats the best F found; when every move is tabu,
-    the one whose tabu status ends first is taken. ``iterations`` (default 300) bounds the search.
+    of the local search's three neighbourhoods together (a seeded sample of at most ``sample``
+    moves, default 200, when there are more), even when it lowers F; ties in F go to the lower
+    plateau measure. The attributes (operator, node, direction) of a taken move are tabu for a
+    random tenure in [``tenure_min``, ``tenure_max``] iterations (default 4-10): a replica taken
+    off a node may not come back, one put on may not leave. The aspiration criterion admits a tabu
+    move that beats the best F found; when every move is tabu, the one whose tabu status ends
+    first is taken. ``iterations`` (default 300) bounds the search.
 
-Budgets: every heuristic honours ``time_limit`` (seconds) and an evaluation budget
-(``max_evaluations``); the iteration budgets above make the result deterministic for a seed on any
+Budgets: every heuristic honours ``time_limit`` (seconds) and an evaluation budget for the search
+(``max_evaluations``; the greedy construction and the recreate steps count apart, in
+``construction_evaluations``); the iteration budgets above make the result deterministic for a seed on any
 machine as long as the time limit does not cut the search short (``stats.stopped`` says which
 budget ended it). Each heuristic reports F of its best placement as computed by the incremental
 evaluator; :func:`odrp.methods.judge` checks it against the evaluator.
@@ -163,8 +176,40 @@ def swap_moves(state: PlacementState) -> Iterator[Move]:
                         yield ((i, _relocated(state.counts[i], u, v)), (j, _relocated(state.counts[j], v, u)))
 
 
+def node_swaps(state: PlacementState) -> Iterator[Move]:
+    """Exchange nodes u and v for every operator that may run on both: its replicas on u go to v
+    and those on v go to u (operators pinned elsewhere stay), within capacity."""
+    t = state.t
+    res = t.resources
+    for u in range(t.n_nodes):
+        for v in range(u + 1, t.n_nodes):
+            move = []
+            load_u, load_v = state.load[u], state.load[v]
+            for i in range(t.n_ops):
+                counts = state.counts[i]
+                cu, cv = counts.get(u, 0), counts.get(v, 0)
+                if cu == cv or u not in t.candidate_set[i] or v not in t.candidate_set[i]:
+                    continue
+                new = dict(counts)
+                new.pop(u, None)
+                new.pop(v, None)
+                if cv:
+                    new[u] = cv
+                if cu:
+                    new[v] = cu
+                move.append((i, new))
+                load_u += (cv - cu) * res[i]
+                load_v += (cu - cv) * res[i]
+            if move and load_u <= t.capacity[u] and load_v <= t.capacity[v]:
+                yield tuple(move)
+
+
 def neighbourhood(state: PlacementState) -> list[Move]:
-    return [*single_moves(state), *swap_moves(state)]
+    return [*single_moves(state), *swap_moves(state), *node_swaps(state)]
+
+
+LEVELS = (single_moves, swap_moves, node_swaps)
+"""The neighbourhoods of the descent, smallest first (variable neighbourhood descent)."""
 
 
 def attributes(state: PlacementState, move: Move) -> list[tuple[int, int, int]]:
@@ -206,33 +251,39 @@ def placement_order(inst: OdrpInstance) -> list[int]:
     return pinned + [i for i in inst.topological_order if len(inst.candidates[i]) > 1]
 
 
-def greedy_state(tables: Tables, replicas: list[int], budget: Budget) -> PlacementState | None:
-    """Place ``replicas[i]`` replicas of every operator one by one (see the module docstring)."""
-    inst = tables.inst
-    state = PlacementState(tables)
-    state.planned = list(replicas)
-    neighbours = [
-        {tables.streams[s][0] if tables.streams[s][1] == i else tables.streams[s][1] for s in tables.incident[i]}
-        for i in range(tables.n_ops)
-    ]
-    for i in placement_order(inst):
-        for _ in range(replicas[i]):
+def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[int, int], budget: Budget) -> bool:
+    """Add ``replicas[i]`` replicas of each operator (in the given order) one by one, each on the
+    candidate node with room that leaves F of the partial placement highest; False if one fits
+    nowhere. The greedy's placement step, and the recreate step of the local search's restarts."""
+    t = state.t
+    for i in operators:
+        state.planned[i] = replicas[i]
+    for i in operators:
+        for _ in range(replicas[i] - state.total[i]):
             best_key, best_node = None, None
-            for v in tables.candidates[i]:
+            for v in t.candidates[i]:
                 if not state.fits(i, v):
                     continue
                 undo = state.apply([(i, _shifted(state.counts[i], v, 1))])
                 f = state.utility()
                 budget.construction += 1
-                state.apply(undo)
-                together = sum(state.counts[j].get(v, 0) for j in neighbours[i])
-                key = (round(f, 12), together, tables.capacity[v] - state.load[v], -v)
+                state.revert(undo)
+                together = sum(state.counts[j].get(v, 0) for j in t.neighbours[i])
+                key = (round(f, 12), together, t.capacity[v] - state.load[v], -v)
                 if best_key is None or key > best_key:
                     best_key, best_node = key, v
             if best_node is None:
-                return None
+                return False
             state.set_operator(i, _shifted(state.counts[i], best_node, 1))
-    state.planned = [0] * tables.n_ops
+        state.planned[i] = 0
+    return True
+
+
+def greedy_state(tables: Tables, replicas: list[int], budget: Budget) -> PlacementState | None:
+    """Place ``replicas[i]`` replicas of every operator one by one (see the module docstring)."""
+    state = PlacementState(tables)
+    if not insert_replicas(state, placement_order(tables.inst), dict(enumerate(replicas)), budget):
+        return None
     return state if state.complete() else None
 
 
@@ -281,11 +332,13 @@ def random_state(tables: Tables, rng: random.Random, attempts: int = 50) -> Plac
 
 
 def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
-    """First-improvement descent: single moves first, swaps when no single move improves."""
+    """First-improvement descent over the moves of :data:`LEVELS`, in that order; a move is taken
+    when it raises F, or leaves F flat and lowers the plateau measure (see PlacementState)."""
     f = state.utility()
+    flat = state.plateau_measure()
     while True:
         improved = False
-        for generate in (single_moves, swap_moves):
+        for generate in LEVELS:
             moves = list(generate(state))
             rng.shuffle(moves)
             for move in moves:
@@ -294,26 +347,49 @@ def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
                 undo = state.apply(move)
                 g = state.utility()
                 if _better(g, f):
-                    f, improved = g, True
+                    f, flat, improved = g, state.plateau_measure(), True
                     break
-                state.apply(undo)
+                if not _better(f, g) and flat > 0:
+                    h = state.plateau_measure()
+                    if h < flat - IMPROVEMENT * flat:
+                        f, flat, improved = max(f, g), h, True
+                        break
+                state.revert(undo)
             if improved:
                 break
         if not improved:
             return f
 
 
-def perturb(state: PlacementState, rng: random.Random, strength: int) -> None:
-    """``strength`` random feasible moves (the perturbation of the iterated local search)."""
-    for _ in range(strength):
-        moves = neighbourhood(state)
-        if not moves:
-            return
-        state.apply(rng.choice(moves))
+def ruin_and_recreate(state: PlacementState, rng: random.Random, size: int, budget: Budget) -> bool:
+    """Take every replica of ``size`` connected operators off (a random movable operator and,
+    breadth first in random order, its neighbours in the DAG), give each a random stable replica
+    count (its current one with probability 1/2) and put them back with the greedy insertion.
+    False when they no longer fit (the state is then partial and must be dropped)."""
+    t = state.t
+    movable = [i for i in range(t.n_ops) if len(t.candidates[i]) > 1 or t.max_replicas[i] > 1]
+    if not movable:
+        return True
+    ruined = [rng.choice(movable)]
+    frontier = list(ruined)
+    while frontier and len(ruined) < size:
+        i = frontier.pop(0)
+        around = [j for j in t.neighbours[i] if j not in ruined and j in movable]
+        rng.shuffle(around)
+        for j in around[: size - len(ruined)]:
+            ruined.append(j)
+            frontier.append(j)
+    counts = {}
+    for i in ruined:
+        stable = [k for k in range(1, t.max_replicas[i] + 1) if t.stable[i][k]]
+        counts[i] = state.total[i] if rng.random() < 0.5 else rng.choice(stable)
+        state.set_operator(i, {})
+    order = [i for i in t.inst.topological_order if i in counts]
+    return insert_replicas(state, order, counts, budget)
 
 
 def iterated_local_search(
-    start: PlacementState, rng: random.Random, budget: Budget, restarts: int, strength: int
+    start: PlacementState, rng: random.Random, budget: Budget, restarts: int, ruin: int
 ) -> tuple[Placement, dict[str, Any]]:
     state = start
     best_f = descend(state, rng, budget)
@@ -323,7 +399,8 @@ def iterated_local_search(
         if budget.stopped:
             break
         state = PlacementState(state.t, best)
-        perturb(state, rng, strength)
+        if not ruin_and_recreate(state, rng, ruin, budget):
+            continue
         f = descend(state, rng, budget)
         descents += 1
         if _better(f, best_f):
@@ -346,34 +423,38 @@ def tabu_search(
     state = start
     f = state.utility()
     best_f, best = f, state.placement()
+    plateaus = state.plateau_measure() > 0  # ties in F are broken by the plateau measure
     tabu_until: dict[tuple[int, int, int], int] = {}
     done = 0
     for it in range(iterations):
         moves = neighbourhood(state)
         if len(moves) > sample:
             moves = rng.sample(moves, sample)
-        chosen: tuple[float, Move, list[tuple[int, int, int]]] | None = None
+        chosen: tuple[float, float, Move, list[tuple[int, int, int]]] | None = None
         oldest: tuple[int, float, Move, list[tuple[int, int, int]]] | None = None
         for move in moves:
             if not budget.spend():
                 break
             attrs = attributes(state, move)
-            undo = state.apply(move)
-            g = state.utility()
-            state.apply(undo)
             # a tabu move reverses a recent one: it puts back what left, or takes off what came
             expiry = max((tabu_until.get((i, u, -d), -1) for i, u, d in attrs), default=-1)
+            undo = state.apply(move)
+            g = state.utility()
             if expiry >= it and not _better(g, best_f):
                 if oldest is None or (expiry, -g) < (oldest[0], -oldest[1]):
                     oldest = (expiry, g, move, attrs)
-                continue
-            if chosen is None or g > chosen[0]:
-                chosen = (g, move, attrs)
+            elif chosen is None or _better(g, chosen[0]):
+                chosen = (g, state.plateau_measure() if plateaus else 0.0, move, attrs)
+            elif plateaus and not _better(chosen[0], g):
+                h = state.plateau_measure()
+                if h < chosen[1]:
+                    chosen = (g, h, move, attrs)
+            state.revert(undo)
         if chosen is None and oldest is not None:  # every move is tabu: the one freed soonest
-            chosen = oldest[1:]
+            chosen = (oldest[1], 0.0, oldest[2], oldest[3])
         if chosen is None:
             break
-        f, move, attrs = chosen
+        f, _, move, attrs = chosen
         state.apply(move)
         for i, u, d in attrs:
             tabu_until[(i, u, d)] = it + rng.randint(*tenure)
@@ -440,7 +521,7 @@ def run_local_search(
     time_limit: float | None = None,
     start: Any = "greedy",
     restarts: int = 40,
-    kick: int = 3,
+    ruin: int | None = None,
     utilisation: float = 0.8,
     max_evaluations: int | None = None,
 ) -> HeuristicOutcome:
@@ -451,7 +532,8 @@ def run_local_search(
     if state is None:
         return _failure(message, budget)
     start_f = state.utility()
-    best, stats = iterated_local_search(state, rng, budget, int(restarts), int(kick))
+    size = max(2, -(-tables.n_ops // 3)) if ruin is None else int(ruin)
+    best, stats = iterated_local_search(state, rng, budget, int(restarts), size)
     return _outcome(tables, best, budget, {"start_objective": start_f, **stats}, message)
 
 
@@ -462,7 +544,7 @@ def run_tabu(
     time_limit: float | None = None,
     start: Any = "greedy",
     iterations: int = 300,
-    sample: int = 600,
+    sample: int = 200,
     tenure_min: int = 4,
     tenure_max: int = 10,
     utilisation: float = 0.8,
@@ -494,8 +576,8 @@ register(
         name="odrp_local_search",
         kinds=("odrp",),
         run=run_local_search,
-        description="add/remove/move/swap replicas on improvement of F from the greedy, with restarts "
-        "(--param restarts=40 kick=3 start=greedy|random)",
+        description="add/remove/move/swap replicas, swap nodes, on improvement of F from the greedy; "
+        "ruin-and-recreate restarts (--param restarts=40 ruin=N start=greedy|random)",
         randomized=True,
     )
 )
@@ -505,7 +587,7 @@ register(
         kinds=("odrp",),
         run=run_tabu,
         description="tabu search over add/remove/move/swap moves (Nardelli et al. 2019) "
-        "(--param iterations=300 sample=600)",
+        "(--param iterations=300 sample=200)",
         randomized=True,
     )
 )

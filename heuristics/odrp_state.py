@@ -29,6 +29,9 @@ from collections.abc import Iterable
 
 from odrp.problems.odrp import OdrpInstance, Placement
 
+Undo = tuple[list[tuple[int, dict[int, int]]], dict[int, tuple[float, float, float, tuple[int, ...]]]]
+"""What :meth:`PlacementState.apply` returns and :meth:`PlacementState.revert` takes."""
+
 CAPACITY_TOLERANCE = 1e-9
 """Relative and absolute slack of the capacity check, the evaluator's."""
 
@@ -53,6 +56,10 @@ class Tables:
         self.delay = inst.delay
         self.streams = [(st.source, st.target) for st in inst.streams]
         self.incident = [tuple(sorted(set(inst.incoming[i]) | set(inst.outgoing[i]))) for i in range(n_ops)]
+        self.neighbours = [
+            tuple(sorted({a if b == i else b for a, b in (self.streams[s] for s in self.incident[i])}))
+            for i in range(n_ops)
+        ]
         # per stream and node pair: rate x link cost (eq. 5) and rate x b x pair weight (eqs. 18-20)
         self.cost_rate = [
             [[st.rate * inst.link_cost[u][v] for v in range(n_nodes)] for u in range(n_nodes)] for st in inst.streams
@@ -71,6 +78,9 @@ class Tables:
         # the longest-path pass: operators in topological order with their incoming (stream, source)
         self.topological = [
             (j, tuple((s, inst.streams[s].source) for s in inst.incoming[j])) for j in inst.topological_order
+        ]
+        self.reverse_topological = [
+            (i, tuple((s, inst.streams[s].target) for s in inst.outgoing[i])) for i in reversed(inst.topological_order)
         ]
         self.sinks = inst.sinks
 
@@ -123,84 +133,120 @@ class PlacementState:
         self.log_availability = 0.0
         self.node_cost = 0.0
         if placement is not None:
-            for i, p in enumerate(placement):
-                if p:
-                    self.set_operator(i, dict(p))
+            self.apply([(i, dict(p)) for i, p in enumerate(placement) if p])
 
     # -- changes ---------------------------------------------------------------------------
-    def set_operator(self, i: int, new: dict[int, int]) -> dict[int, int]:
-        """Give operator i the multiset ``new`` (node -> replicas, no zeros); return the old one."""
-        t = self.t
-        old = self.counts[i]
-        res = t.resources[i]
-        for u, c in old.items():
-            self.load[u] -= c * res
-            self.replicas_on[u] -= c
-            if self.replicas_on[u] == 0:
-                self.log_availability -= t.node_log[u]
-        for u, c in new.items():
-            self.load[u] += c * res
-            if self.replicas_on[u] == 0:
-                self.log_availability += t.node_log[u]
-            self.replicas_on[u] += c
-        self.counts[i] = new
-        total = sum(new.values())
-        self.node_cost += (total - self.total[i]) * t.replica_cost[i]
-        self.total[i] = total
-        self._latency(i)
-        for s in t.incident[i]:
-            self._stream(s)
-        return old
+    def apply(self, changes: Iterable[tuple[int, dict[int, int]]]) -> Undo:
+        """Give each operator i of ``changes`` its new multiset (node -> replicas, no zeros).
 
-    def apply(self, changes: Iterable[tuple[int, dict[int, int]]]) -> list[tuple[int, dict[int, int]]]:
-        """Apply several operator changes; return what undoes them (apply it to revert)."""
-        return [(i, self.set_operator(i, new)) for i, new in changes][::-1]
+        Returns what :meth:`revert` needs to restore the state exactly: the old multisets and the
+        old values of every stream touched (restored, not recomputed).
+        """
+        operators = []
+        saved: dict[int, tuple[float, float, float, tuple[int, ...]]] = {}
+        for i, new in changes:
+            operators.append((i, self.counts[i]))
+            self._assign(i, new)
+            for s in self.t.incident[i]:
+                if s not in saved:
+                    saved[s] = (self.stream_delay[s], self.stream_cost[s], self.stream_network[s], self.stream_links[s])
+        for s in saved:
+            self._stream(s)
+        return operators, saved
+
+    def revert(self, undo: Undo) -> None:
+        """Undo one :meth:`apply` (the most recent one not yet reverted)."""
+        operators, saved = undo
+        for i, old in reversed(operators):
+            self._assign(i, old)
+        for s, (delay, cost, network, links) in saved.items():
+            self._use_links(self.stream_links[s], -1)
+            self._use_links(links, 1)
+            self.stream_delay[s], self.stream_cost[s], self.stream_network[s] = delay, cost, network
+            self.stream_links[s] = links
+
+    def set_operator(self, i: int, new: dict[int, int]) -> dict[int, int]:
+        """Give operator i the multiset ``new``; return the old one."""
+        old = self.counts[i]
+        self.apply([(i, new)])
+        return old
 
     def placement(self) -> Placement:
         return [dict(c) for c in self.counts]
 
-    def _latency(self, i: int) -> None:
-        total = self.total[i]
+    def _assign(self, i: int, new: dict[int, int]) -> None:
+        """Operator i's own terms: node loads, nodes in use, replica cost, latency (eq. 1)."""
+        t = self.t
+        res = t.resources[i]
+        load, on = self.load, self.replicas_on
+        for u, c in self.counts[i].items():
+            load[u] -= c * res
+            on[u] -= c
+            if on[u] == 0:
+                self.log_availability -= t.node_log[u]
+        for u, c in new.items():
+            load[u] += c * res
+            if on[u] == 0:
+                self.log_availability += t.node_log[u]
+            on[u] += c
+        self.counts[i] = new
+        total = sum(new.values())
+        self.node_cost += (total - self.total[i]) * t.replica_cost[i]
+        self.total[i] = total
         if total == 0:
             self.op_latency[i] = 0.0
             return
-        count = max(total, self.planned[i])
-        speed = min(self.t.speedup[u] for u in self.counts[i])
-        self.op_latency[i] = self.t.latency[i][min(count, len(self.t.latency[i]) - 1)] / speed
+        latency = t.latency[i]
+        count = min(max(total, self.planned[i]), len(latency) - 1)
+        self.op_latency[i] = latency[count] / min(t.speedup[u] for u in new)
+
+    def _use_links(self, links: tuple[int, ...], step: int) -> None:
+        users, log = self.link_users, self.t.link_log
+        for ell in links:
+            if step < 0:
+                users[ell] -= 1
+                if users[ell] == 0:
+                    self.log_availability -= log[ell]
+            else:
+                if users[ell] == 0:
+                    self.log_availability += log[ell]
+                users[ell] += 1
 
     def _stream(self, s: int) -> None:
+        """Stream s's delay (eq. 4), link cost (eq. 5), network metric (eqs. 18-20), lossy links."""
         t = self.t
         i, j = t.streams[s]
         ui, vj = self.counts[i], self.counts[j]
-        for ell in self.stream_links[s]:
-            self.link_users[ell] -= 1
-            if self.link_users[ell] == 0:
-                self.log_availability -= t.link_log[ell]
+        if self.stream_links[s]:
+            self._use_links(self.stream_links[s], -1)
         if not ui or not vj:
             self.stream_delay[s] = self.stream_cost[s] = self.stream_network[s] = 0.0
             self.stream_links[s] = ()
             return
-        if t.with_delay:
-            delay = t.delay
-            self.stream_delay[s] = max(delay[u][v] for u in ui for v in vj)
-        if t.with_cost or t.with_network:
-            share = 1.0 / (self.total[i] * self.total[j])
-            if t.with_cost:
-                rate = t.cost_rate[s]
-                self.stream_cost[s] = share * sum(cu * cv * rate[u][v] for u, cu in ui.items() for v, cv in vj.items())
-            if t.with_network:
-                rate = t.network_rate[s]
-                self.stream_network[s] = share * sum(
-                    cu * cv * rate[u][v] for u, cu in ui.items() for v, cv in vj.items()
-                )
-        if t.with_availability:
-            lossy = t.lossy_link
-            links = {lossy[u][v] for u in ui for v in vj} - {-1}
-            for ell in links:
-                if self.link_users[ell] == 0:
-                    self.log_availability += t.link_log[ell]
-                self.link_users[ell] += 1
+        with_delay, with_cost, with_network, with_links = t.with_delay, t.with_cost, t.with_network, t.with_availability
+        delay = cost = network = 0.0
+        links: set[int] = set()
+        cost_rate, network_rate = t.cost_rate[s], t.network_rate[s]
+        for u, cu in ui.items():
+            delay_row, cost_row, network_row, lossy_row = t.delay[u], cost_rate[u], network_rate[u], t.lossy_link[u]
+            for v, cv in vj.items():
+                if with_delay and delay_row[v] > delay:
+                    delay = delay_row[v]
+                if with_cost:
+                    cost += cu * cv * cost_row[v]
+                if with_network:
+                    network += cu * cv * network_row[v]
+                if with_links and lossy_row[v] >= 0:
+                    links.add(lossy_row[v])
+        share = 1.0 / (self.total[i] * self.total[j])
+        self.stream_delay[s] = delay
+        self.stream_cost[s] = share * cost
+        self.stream_network[s] = share * network
+        if links:
             self.stream_links[s] = tuple(links)
+            self._use_links(self.stream_links[s], 1)
+        else:
+            self.stream_links[s] = ()
 
     # -- the QoS values and F ------------------------------------------------------------------
     def response_time(self) -> float:
@@ -215,6 +261,31 @@ class PlacementState:
                     best = x
             start[j] = best
         return max(start[i] + lat[i] for i in self.t.sinks)
+
+    def plateau_measure(self) -> float:
+        """A tie-breaker for plateaus of F (lower is better), 0 when it cannot help.
+
+        F moves only when the *longest* path shortens or the *last* replica leaves a lossy node
+        or link, so single moves often leave it flat. This measures progress towards both:
+        |c_r| / n x (sum over operators of the longest source-to-sink path through them) plus
+        c_a x (sum over nodes of replicas x -log A_u + sum over links of streams using it x -log A_l).
+        """
+        t = self.t
+        measure = 0.0
+        if t.with_delay:
+            lat, dly = self.op_latency, self.stream_delay
+            start = [0.0] * t.n_ops
+            for j, incoming in t.topological:
+                start[j] = max((start[i] + lat[i] + dly[s] for s, i in incoming), default=0.0)
+            tail = [0.0] * t.n_ops
+            for i, outgoing in t.reverse_topological:
+                tail[i] = max((dly[s] + lat[j] + tail[j] for s, j in outgoing), default=0.0)
+            measure += -t.c_r / t.n_ops * sum(start[i] + lat[i] + tail[i] for i in range(t.n_ops))
+        if t.with_availability:
+            lost = sum(-t.node_log[u] * r for u, r in enumerate(self.replicas_on))
+            lost += sum(-t.link_log[ell] * n for ell, n in enumerate(self.link_users))
+            measure += t.c_a * lost
+        return measure
 
     def cost(self) -> float:
         return self.node_cost + sum(self.stream_cost)

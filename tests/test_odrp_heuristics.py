@@ -77,7 +77,7 @@ def test_incremental_evaluation_equals_the_evaluator_along_random_moves(seed, pr
         undo = state.apply(rng.choice(moves))
         assert_state_matches_evaluator(state)
         if step % 3 == 0:
-            state.apply(undo)
+            state.revert(undo)
             assert_state_matches_evaluator(state)
 
 
