@@ -72,6 +72,7 @@ from typing import Any
 
 from heuristics import Heuristic, HeuristicOutcome, register
 from heuristics.odrp_state import PlacementState, Tables
+from odrp.errors import InputError
 from odrp.problems.odrp import OdrpInstance, Placement, parse_solution, solution_json
 
 Change = tuple[int, dict[int, int]]
@@ -495,7 +496,7 @@ def _start_state(
         return (state, "") if state is not None else greedy(tables, utilisation, budget)
     if start == "greedy":
         return greedy(tables, utilisation, budget)
-    raise ValueError(f"start: expected greedy, random or a solution JSON, got {start!r}")
+    raise InputError("options", "start", f"greedy, random or a solution JSON, got {start!r}")
 
 
 def run_greedy(

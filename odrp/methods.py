@@ -107,6 +107,13 @@ def run_method(
             message=run.message,
         )
     heuristic = heuristic_for(method, kind)
+    unknown = [key for key in options or {} if not _takes_keyword(heuristic.run, key)]
+    if unknown:
+        given = ("instance", "seed", "time_limit")
+        accepted = [p for p in inspect.signature(heuristic.run).parameters if p not in given]
+        raise UnknownMethod(
+            f"{method} takes no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
+        )
     out = heuristic.run(instance, seed=seed, time_limit=time_limit, **(options or {}))
     runtime = time.perf_counter() - start
     return judge(

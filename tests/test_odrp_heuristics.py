@@ -7,6 +7,7 @@ enumerates and asks the evaluator) or from the exact model; hand calculations ar
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 import statistics
@@ -240,3 +241,11 @@ def test_storm_default_is_odp_and_never_beats_the_odrp_optimum():
     assert storm.objective <= optimum.objective + 1e-9
     overloaded = run_method(ODRP, load(debs2015(80, "response_time")), "storm_default")
     assert overloaded.status == "infeasible" and "partialRank" in overloaded.message
+
+
+def test_bad_heuristic_options_are_one_line_errors(run_cli, tmp_path):
+    instance = tmp_path / "tiny.json"
+    instance.write_text(json.dumps(TINY))
+    for option, named in (("foo=1", "takes no option foo"), ("start=bogus", "start")):
+        proc = run_cli("solve", str(instance), "--method", "odrp_local_search", "--param", option)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and named in proc.stderr, proc.stderr
