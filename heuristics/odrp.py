@@ -66,18 +66,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from heuristics import Heuristic, HeuristicOutcome, register
+from heuristics.odrp_moves import LEVELS, Move, attributes, neighbourhood, shifted
 from heuristics.odrp_state import PlacementState, Tables
 from odrp.errors import InputError
 from odrp.problems.odrp import OdrpInstance, Placement, parse_solution, solution_json
-
-Change = tuple[int, dict[int, int]]
-"""Operator i gets the multiset (node -> replicas)."""
-Move = tuple[Change, ...]
 
 IMPROVEMENT = 1e-12
 """A move improves F when it raises it by more than this, relative to max(1, |F|)."""
@@ -126,105 +122,6 @@ def _better(new: float, old: float) -> bool:
     return new > old + IMPROVEMENT * max(1.0, abs(old))
 
 
-# ---------------------------------------------------------------------------------- neighbourhood
-
-
-def _shifted(counts: dict[int, int], u: int, delta: int) -> dict[int, int]:
-    new = dict(counts)
-    c = new.get(u, 0) + delta
-    if c:
-        new[u] = c
-    else:
-        del new[u]
-    return new
-
-
-def _relocated(counts: dict[int, int], u: int, v: int) -> dict[int, int]:
-    return _shifted(_shifted(counts, u, -1), v, 1)
-
-
-def single_moves(state: PlacementState) -> Iterator[Move]:
-    """Add, remove or move one replica of one operator, keeping the placement feasible."""
-    t = state.t
-    for i in range(t.n_ops):
-        counts, total = state.counts[i], state.total[i]
-        if total < t.max_replicas[i]:
-            for v in t.candidates[i]:
-                if state.fits(i, v):
-                    yield ((i, _shifted(counts, v, 1)),)
-        if total > 1 and t.stable[i][total - 1]:
-            for u in counts:
-                yield ((i, _shifted(counts, u, -1)),)
-        for u in counts:
-            for v in t.candidates[i]:
-                if v != u and state.fits(i, v):
-                    yield ((i, _relocated(counts, u, v)),)
-
-
-def swap_moves(state: PlacementState) -> Iterator[Move]:
-    """Exchange a replica of i on u with a replica of j on v (i != j, u != v), within capacity."""
-    t = state.t
-    res = t.resources
-    for i in range(t.n_ops):
-        for j in range(i + 1, t.n_ops):
-            for u in state.counts[i]:
-                if u not in t.candidate_set[j]:
-                    continue
-                for v in state.counts[j]:
-                    if v == u or v not in t.candidate_set[i]:
-                        continue
-                    if state.fits(i, v, freed=res[j]) and state.fits(j, u, freed=res[i]):
-                        yield ((i, _relocated(state.counts[i], u, v)), (j, _relocated(state.counts[j], v, u)))
-
-
-def node_swaps(state: PlacementState) -> Iterator[Move]:
-    """Exchange nodes u and v for every operator that may run on both: its replicas on u go to v
-    and those on v go to u (operators pinned elsewhere stay), within capacity."""
-    t = state.t
-    res = t.resources
-    for u in range(t.n_nodes):
-        for v in range(u + 1, t.n_nodes):
-            move = []
-            load_u, load_v = state.load[u], state.load[v]
-            for i in range(t.n_ops):
-                counts = state.counts[i]
-                cu, cv = counts.get(u, 0), counts.get(v, 0)
-                if cu == cv or u not in t.candidate_set[i] or v not in t.candidate_set[i]:
-                    continue
-                new = dict(counts)
-                new.pop(u, None)
-                new.pop(v, None)
-                if cv:
-                    new[u] = cv
-                if cu:
-                    new[v] = cu
-                move.append((i, new))
-                load_u += (cv - cu) * res[i]
-                load_v += (cu - cv) * res[i]
-            if move and load_u <= t.capacity[u] and load_v <= t.capacity[v]:
-                yield tuple(move)
-
-
-def neighbourhood(state: PlacementState) -> list[Move]:
-    return [*single_moves(state), *swap_moves(state), *node_swaps(state)]
-
-
-LEVELS = (single_moves, swap_moves, node_swaps)
-"""The neighbourhoods of the descent, smallest first (variable neighbourhood descent)."""
-
-
-def attributes(state: PlacementState, move: Move) -> list[tuple[int, int, int]]:
-    """(operator, node, +1 | -1) for every replica count a move raises or lowers."""
-    out = []
-    for i, new in move:
-        old = state.counts[i]
-        for u in set(old) | set(new):
-            diff = new.get(u, 0) - old.get(u, 0)
-            if diff:
-                out.append((i, u, 1 if diff > 0 else -1))
-    return out
-
-
 # ---------------------------------------------------------------------------------------- greedy
 
 
@@ -265,7 +162,7 @@ def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[
             for v in t.candidates[i]:
                 if not state.fits(i, v):
                     continue
-                undo = state.apply([(i, _shifted(state.counts[i], v, 1))])
+                undo = state.apply([(i, shifted(state.counts[i], v, 1))])
                 f = state.utility()
                 budget.construction += 1
                 state.revert(undo)
@@ -275,7 +172,7 @@ def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[
                     best_key, best_node = key, v
             if best_node is None:
                 return False
-            state.set_operator(i, _shifted(state.counts[i], best_node, 1))
+            state.set_operator(i, shifted(state.counts[i], best_node, 1))
         state.planned[i] = 0
     return True
 
@@ -321,7 +218,7 @@ def random_state(tables: Tables, rng: random.Random, attempts: int = 50) -> Plac
                 if not room:
                     ok = False
                     break
-                state.set_operator(i, _shifted(state.counts[i], rng.choice(room), 1))
+                state.set_operator(i, shifted(state.counts[i], rng.choice(room), 1))
             if not ok:
                 break
         if ok and state.complete():

@@ -15,13 +15,8 @@ import statistics
 import pytest
 
 from heuristics import registry
-from heuristics.odrp import (
-    Budget,
-    greedy,
-    neighbourhood,
-    random_state,
-    target_replicas,
-)
+from heuristics.odrp import Budget, greedy, random_state, target_replicas
+from heuristics.odrp_moves import neighbourhood
 from heuristics.odrp_state import PlacementState, Tables
 from odrp.methods import run_method
 from odrp.problems import KINDS
