@@ -47,7 +47,7 @@ utility F (eq. 21) through the incremental evaluator of :mod:`heuristics.odrp_st
     Operator Placement for Distributed Data Stream Processing Applications" (IEEE TPDS 30(8), 2019).
     Our reading for ODRP: from the greedy placement, each iteration takes the best admissible move
     of the local search's three neighbourhoods together (a seeded sample of at most ``sample``
-    moves, default 200, when there are more), even when it lowers F; ties in F go to the lower
+    moves, default 100, when there are more), even when it lowers F; ties in F go to the lower
     plateau measure. The attributes (operator, node, direction) of a taken move are tabu for a
     random tenure in [``tenure_min``, ``tenure_max``] iterations (default 4-10): a replica taken
     off a node may not come back, one put on may not leave. The aspiration criterion admits a tabu
@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from heuristics import Heuristic, HeuristicOutcome, register
-from heuristics.odrp_moves import LEVELS, Move, attributes, neighbourhood, shifted
+from heuristics.odrp_moves import LEVELS, Move, attributes, neighbourhood, realise, shifted
 from heuristics.odrp_state import PlacementState, Tables
 from odrp.errors import InputError
 from odrp.problems.odrp import OdrpInstance, Placement, parse_solution, solution_json
@@ -242,7 +242,7 @@ def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
             for move in moves:
                 if not budget.spend():
                     return f
-                undo = state.apply(move)
+                undo = state.apply(realise(state, move))
                 g = state.utility()
                 if _better(g, f):
                     f, flat, improved = g, state.plateau_measure(), True
@@ -333,10 +333,10 @@ def tabu_search(
         for move in moves:
             if not budget.spend():
                 break
-            attrs = attributes(state, move)
+            attrs = attributes(move)
             # a tabu move reverses a recent one: it puts back what left, or takes off what came
             expiry = max((tabu_until.get((i, u, -d), -1) for i, u, d in attrs), default=-1)
-            undo = state.apply(move)
+            undo = state.apply(realise(state, move))
             g = state.utility()
             if expiry >= it and not _better(g, best_f):
                 if oldest is None or (expiry, -g) < (oldest[0], -oldest[1]):
@@ -353,7 +353,7 @@ def tabu_search(
         if chosen is None:
             break
         f, _, move, attrs = chosen
-        state.apply(move)
+        state.apply(realise(state, move))
         for i, u, d in attrs:
             tabu_until[(i, u, d)] = it + rng.randint(*tenure)
         done = it + 1
@@ -442,7 +442,7 @@ def run_tabu(
     time_limit: float | None = None,
     start: Any = "greedy",
     iterations: int = 300,
-    sample: int = 200,
+    sample: int = 100,
     tenure_min: int = 4,
     tenure_max: int = 10,
     utilisation: float = 0.8,
@@ -485,7 +485,7 @@ register(
         kinds=("odrp",),
         run=run_tabu,
         description="tabu search over add/remove/move/swap moves (Nardelli et al. 2019) "
-        "(--param iterations=300 sample=200)",
+        "(--param iterations=300 sample=100)",
         randomized=True,
     )
 )

@@ -16,7 +16,7 @@ import pytest
 
 from heuristics import registry
 from heuristics.odrp import Budget, greedy, random_state, target_replicas
-from heuristics.odrp_moves import neighbourhood
+from heuristics.odrp_moves import neighbourhood, realise
 from heuristics.odrp_state import PlacementState, Tables
 from odrp.methods import run_method
 from odrp.problems import KINDS
@@ -70,7 +70,7 @@ def test_incremental_evaluation_equals_the_evaluator_along_random_moves(seed, pr
     assert_state_matches_evaluator(state)
     for step in range(150):
         moves = neighbourhood(state)
-        undo = state.apply(rng.choice(moves))
+        undo = state.apply(realise(state, rng.choice(moves)))
         assert_state_matches_evaluator(state)
         if step % 3 == 0:
             state.revert(undo)
