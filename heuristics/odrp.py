@@ -388,12 +388,21 @@ def _start_state(
         placement = parse_solution(tables.inst, start, "start")
         state = PlacementState(tables, placement)
         return (state, "") if state.complete() else (None, "the start placement is infeasible")
-    if start == "random":
+    if start not in ("greedy", "random"):
+        raise InputError("options", "start", f"greedy, random or a solution JSON, got {start!r}")
+
+    def build(kind: str) -> tuple[PlacementState | None, str]:
+        if kind == "greedy":
+            return greedy(tables, utilisation, budget)
         state = random_state(tables, rng)
-        return (state, "") if state is not None else greedy(tables, utilisation, budget)
-    if start == "greedy":
-        return greedy(tables, utilisation, budget)
-    raise InputError("options", "start", f"greedy, random or a solution JSON, got {start!r}")
+        return state, "" if state is not None else "no random placement fitted within capacity"
+
+    other = "random" if start == "greedy" else "greedy"
+    state, message = build(start)
+    if state is None:  # the other construction may still find room
+        state, _ = build(other)
+        message += f"; started from a {other} placement" if state is not None else ""
+    return state, message
 
 
 def run_greedy(

@@ -244,3 +244,30 @@ def test_bad_heuristic_options_are_one_line_errors(run_cli, tmp_path):
     for option, named in (("foo=1", "takes no option foo"), ("start=bogus", "start")):
         proc = run_cli("solve", str(instance), "--method", "odrp_local_search", "--param", option)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and named in proc.stderr, proc.stderr
+
+
+def test_search_starts_from_a_random_placement_when_the_greedy_finds_none():
+    """c is pinned on n3; a (n1 or n2) is placed before b (n1 or n3) and, nothing telling the
+    nodes apart, takes n1 (the lower index): b then fits nowhere. The one feasible placement is
+    a on n2, b on n1, c on n3, which a random start finds."""
+    data = {
+        "problem": "odrp",
+        "operators": [
+            {"id": "a", "latency": 0.01, "candidates": ["n1", "n2"]},
+            {"id": "b", "latency": 0.01, "candidates": ["n1", "n3"]},
+            {"id": "c", "latency": 0.01, "candidates": ["n3"]},
+        ],
+        "nodes": [{"id": f"n{u}", "capacity": 1} for u in (1, 2, 3)],
+        "links": [
+            {"from": "n1", "to": "n2", "delay": 0.01},
+            {"from": "n1", "to": "n3", "delay": 0.01},
+            {"from": "n2", "to": "n3", "delay": 0.01},
+        ],
+        "objective": {"weights": {"cost": 1}, "bounds": {"cost": [3, 4]}},
+    }
+    inst = load(data)
+    assert run_method(ODRP, inst, "odrp_greedy").status == "error"
+    for method in ("odrp_local_search", "odrp_tabu"):
+        result = run_method(ODRP, inst, method)
+        assert result.verified and "started from a random placement" in result.message
+        assert result.solution["placement"] == {"a": {"n2": 1}, "b": {"n1": 1}, "c": {"n3": 1}}
