@@ -390,6 +390,8 @@ def _start_state(
         return (state, "") if state.complete() else (None, "the start placement is infeasible")
     if start not in ("greedy", "random"):
         raise InputError("options", "start", f"greedy, random or a solution JSON, got {start!r}")
+    if fewest_stable_replicas(tables.inst) is None:
+        return None, "some operator has no stable replica count within max_replicas"
 
     def build(kind: str) -> tuple[PlacementState | None, str]:
         if kind == "greedy":
