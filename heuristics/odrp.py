@@ -292,8 +292,8 @@ def iterated_local_search(
     state = start
     best_f = descend(state, rng, budget)
     best = state.placement()
-    descents, improvements = 1, 0
-    for _ in range(restarts):
+    descents, improvements, last = 1, 0, 0
+    for restart in range(1, restarts + 1):
         if budget.stopped:
             break
         state = PlacementState(state.t, best)
@@ -303,8 +303,8 @@ def iterated_local_search(
         descents += 1
         if _better(f, best_f):
             best_f, best = f, state.placement()
-            improvements += 1
-    return best, {"descents": descents, "restart_improvements": improvements}
+            improvements, last = improvements + 1, restart
+    return best, {"descents": descents, "restart_improvements": improvements, "last_improvement": last}
 
 
 # -------------------------------------------------------------------------------- tabu search
