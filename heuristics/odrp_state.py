@@ -160,8 +160,10 @@ class PlacementState:
         for i, old in reversed(operators):
             self._assign(i, old)
         for s, (delay, cost, network, links) in saved.items():
-            self._use_links(self.stream_links[s], -1)
-            self._use_links(links, 1)
+            if self.stream_links[s]:
+                self._use_links(self.stream_links[s], -1)
+            if links:
+                self._use_links(links, 1)
             self.stream_delay[s], self.stream_cost[s], self.stream_network[s] = delay, cost, network
             self.stream_links[s] = links
 
@@ -197,8 +199,12 @@ class PlacementState:
             self.op_latency[i] = 0.0
             return
         latency = t.latency[i]
-        count = min(max(total, self.planned[i]), len(latency) - 1)
-        self.op_latency[i] = latency[count] / min(t.speedup[u] for u in new)
+        count = total if total >= self.planned[i] else self.planned[i]
+        if count >= len(latency):
+            count = len(latency) - 1
+        speedup = t.speedup
+        slowest = min(speedup[u] for u in new) if len(new) > 1 else speedup[next(iter(new))]
+        self.op_latency[i] = latency[count] / slowest
 
     def _use_links(self, links: tuple[int, ...], step: int) -> None:
         users, log = self.link_users, self.t.link_log
