@@ -3,6 +3,7 @@
     python -m benchmarks.odrp_heuristics                           # the whole grid (hours on 2 cores)
     python -m benchmarks.odrp_heuristics --max-operators 12        # the smaller sizes only
     python -m benchmarks.odrp_heuristics --rows out/odrp-rows.jsonl --tables-only
+    python -m benchmarks.odrp_heuristics --variant 'odrp_local_search[restarts=10]'   # other budgets too
 
 Every instance of the grid is solved exactly (HiGHS, compact model, the study's time limit), as ODP
 too (every k_i = 1, the same model), and with every heuristic of its study (randomised ones with
@@ -109,15 +110,28 @@ def run_case(case: dict[str, Any], time_limit: float | None, done: set[tuple]) -
         for op in odp["operators"]:
             op["max_replicas"] = 1
         rows.append(_row(base, "exact_odp", None, run_method(ODRP, load(odp), "exact", time_limit=limit)))
-    for method in case["methods"]:
+    for label in case["methods"]:
+        method, options = variant(label)
         seeds = range(case["repeats"]) if registry()[method].randomized else range(1)
         for seed in seeds:
-            if (base["case"], method, seed) not in done:
-                rows.append(_row(base, method, seed, run_method(ODRP, inst, method, seed=seed)))
+            if (base["case"], label, seed) not in done:
+                cpu = time.process_time()
+                result = run_method(ODRP, inst, method, seed=seed, options=options)
+                rows.append(_row(base, label, seed, result, time.process_time() - cpu))
     return rows
 
 
-def _row(base: dict[str, Any], method: str, seed: int | None, result: Any) -> dict[str, Any]:
+def variant(label: str) -> tuple[str, dict[str, Any]]:
+    """``odrp_local_search[restarts=10,ruin=4]`` -> the method and its options."""
+    method, _, rest = label.partition("[")
+    options: dict[str, Any] = {}
+    for pair in filter(None, rest.rstrip("]").split(",")):
+        key, _, value = pair.partition("=")
+        options[key] = json.loads(value) if value[:1].isdigit() or value in ("true", "false") else value
+    return method, options
+
+
+def _row(base: dict[str, Any], method: str, seed: int | None, result: Any, cpu_s: float | None = None) -> dict:
     return {
         **base,
         "method": method,
@@ -127,6 +141,7 @@ def _row(base: dict[str, Any], method: str, seed: int | None, result: Any) -> di
         "bound": result.bound,
         "verified": result.verified,
         "runtime_s": result.runtime_s,
+        "cpu_s": cpu_s,
         "replicas": result.metrics.get("total_replicas"),
     }
 
@@ -230,6 +245,7 @@ def time_table(rows: list[dict[str, Any]], methods: list[str]) -> str:
             exact_time[row["case"]] = row["runtime_s"]
             exact_limited[row["case"]] = row["status"] == "time_limit"
     times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    cpu: dict[tuple[str, str], list[float]] = defaultdict(list)
     ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
     exact_by_size: dict[str, list[float]] = defaultdict(list)
     limited: dict[str, int] = defaultdict(int)
@@ -240,6 +256,8 @@ def time_table(rows: list[dict[str, Any]], methods: list[str]) -> str:
             limited[label] += exact_limited[row["case"]]
         elif row["method"] in methods:
             times[label, row["method"]].append(row["runtime_s"])
+            if row.get("cpu_s") is not None:
+                cpu[label, row["method"]].append(row["cpu_s"])
             ratios[label, row["method"]].append(exact_time[row["case"]] / max(row["runtime_s"], 1e-9))
     lines = [
         "| size | exact s: mean / max (time limit hit) | "
@@ -252,9 +270,15 @@ def time_table(rows: list[dict[str, Any]], methods: list[str]) -> str:
         parts = [label, f"{statistics.mean(ex):.2f} / {max(ex):.1f} ({limited[label]})"]
         for method in methods:
             t, r = times.get((label, method)), ratios.get((label, method))
-            parts.append(f"{statistics.mean(t):.3f}, {statistics.mean(r):.0f}x / {min(r):.0f}x" if t and r else "")
+            cell = f"{statistics.mean(t):.3f}, {_ratio(statistics.mean(r))} / {_ratio(min(r))}" if t and r else ""
+            c = cpu.get((label, method))
+            parts.append(cell + (f" ({statistics.mean(c):.3f} CPU s)" if c else ""))
         lines.append("| " + " | ".join(parts) + " |")
     return "\n".join(lines)
+
+
+def _ratio(x: float) -> str:
+    return f"{x:.0f}x" if x >= 10 else f"{x:.2g}x"
 
 
 def replication_table(rows: list[dict[str, Any]]) -> str:
@@ -301,6 +325,13 @@ def main() -> None:
     parser.add_argument("--max-operators", type=int, default=None, help="skip larger instances")
     parser.add_argument("--tables-only", action="store_true", help="print the tables of --rows, run nothing")
     parser.add_argument("--rerun", default="", help="comma-separated methods whose rows are dropped and run again")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="METHOD[KEY=VALUE,...]",
+        help="also run a heuristic with other options, e.g. 'odrp_local_search[restarts=10]'",
+    )
     args = parser.parse_args()
 
     rows_path = Path(args.rows)
@@ -313,6 +344,8 @@ def main() -> None:
     cases = expand(Path(args.grid))
     if args.max_operators is not None:
         cases = [c for c in cases if len(c["data"]["operators"]) <= args.max_operators]
+    for case in cases:
+        case["methods"] = case["methods"] + args.variant
     methods = list(dict.fromkeys(m for c in cases for m in c["methods"]))
     if not args.tables_only:
         start = time.perf_counter()
