@@ -104,7 +104,9 @@ def run_case(case: dict[str, Any], time_limit: float | None, done: set[tuple]) -
     }
     rows = []
     if (base["case"], "exact", None) not in done:
-        rows.append(_row(base, "exact", None, run_method(ODRP, inst, "exact", time_limit=limit)))
+        cpu = time.process_time()  # HiGHS runs in this process: its threads' CPU time counts
+        result = run_method(ODRP, inst, "exact", time_limit=limit)
+        rows.append(_row(base, "exact", None, result, time.process_time() - cpu))
     if (base["case"], "exact_odp", None) not in done:
         odp = copy.deepcopy(data)
         for op in odp["operators"]:
@@ -238,41 +240,51 @@ def _gap_cell(values: list[float]) -> str:
 
 
 def time_table(rows: list[dict[str, Any]], methods: list[str]) -> str:
-    exact_time: dict[str, float] = {}
-    exact_limited: dict[str, bool] = {}
-    for row in rows:
-        if row["method"] == "exact":
-            exact_time[row["case"]] = row["runtime_s"]
-            exact_limited[row["case"]] = row["status"] == "time_limit"
-    times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    """Wall seconds (and CPU seconds where recorded) of the exact solve and of each heuristic, and
+    their ratio per instance: mean and smallest. Wall ratios compare runs made minutes apart under
+    whatever load the machine had; CPU ratios (HiGHS runs in-process) do not depend on it."""
+    exact = {row["case"]: row for row in rows if row["method"] == "exact"}
+    wall: dict[tuple[str, str], list[float]] = defaultdict(list)
+    wall_ratio: dict[tuple[str, str], list[float]] = defaultdict(list)
     cpu: dict[tuple[str, str], list[float]] = defaultdict(list)
-    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
-    exact_by_size: dict[str, list[float]] = defaultdict(list)
+    cpu_ratio: dict[tuple[str, str], list[float]] = defaultdict(list)
     limited: dict[str, int] = defaultdict(int)
     for row in rows:
-        label = size_label(row)
-        if row["method"] == "exact":
-            exact_by_size[label].append(row["runtime_s"])
-            limited[label] += exact_limited[row["case"]]
-        elif row["method"] in methods:
-            times[label, row["method"]].append(row["runtime_s"])
-            if row.get("cpu_s") is not None:
-                cpu[label, row["method"]].append(row["cpu_s"])
-            ratios[label, row["method"]].append(exact_time[row["case"]] / max(row["runtime_s"], 1e-9))
+        method = row["method"]
+        if method != "exact" and method not in methods:
+            continue
+        key = (size_label(row), method)
+        wall[key].append(row["runtime_s"])
+        if row.get("cpu_s") is not None:
+            cpu[key].append(row["cpu_s"])
+        if method == "exact":
+            limited[key[0]] += row["status"] == "time_limit"
+            continue
+        reference = exact[row["case"]]
+        wall_ratio[key].append(reference["runtime_s"] / max(row["runtime_s"], 1e-9))
+        if row.get("cpu_s") is not None and reference.get("cpu_s") is not None:
+            cpu_ratio[key].append(reference["cpu_s"] / max(row["cpu_s"], 1e-9))
     lines = [
-        "| size | exact s: mean / max (time limit hit) | "
-        + " | ".join(f"{m}: mean s, exact / heuristic (mean, min)" for m in methods)
+        "| size | exact: mean / max wall s (time limit hit) [mean CPU s] | "
+        + " | ".join(f"{m}: mean wall s, exact / heuristic mean, min [CPU]" for m in methods)
         + " |",
         "|---|---:|" + "---:|" * len(methods),
     ]
-    for label in sorted(exact_by_size, key=size_key):
-        ex = exact_by_size[label]
-        parts = [label, f"{statistics.mean(ex):.2f} / {max(ex):.1f} ({limited[label]})"]
+    for label in sorted({size_label(row) for row in exact.values()}, key=size_key):
+        ex, ex_cpu = wall[label, "exact"], cpu.get((label, "exact"))
+        cell = f"{statistics.mean(ex):.2f} / {max(ex):.1f} ({limited[label]})"
+        parts = [label, cell + (f" [{statistics.mean(ex_cpu):.1f}]" if ex_cpu else "")]
         for method in methods:
-            t, r = times.get((label, method)), ratios.get((label, method))
-            cell = f"{statistics.mean(t):.3f}, {_ratio(statistics.mean(r))} / {_ratio(min(r))}" if t and r else ""
-            c = cpu.get((label, method))
-            parts.append(cell + (f" ({statistics.mean(c):.3f} CPU s)" if c else ""))
+            key = (label, method)
+            if not wall.get(key):
+                parts.append("")
+                continue
+            r = wall_ratio[key]
+            cell = f"{statistics.mean(wall[key]):.3f}, {_ratio(statistics.mean(r))} / {_ratio(min(r))}"
+            if cpu_ratio.get(key):
+                c = cpu_ratio[key]
+                cell += f" [{statistics.mean(cpu[key]):.3f} s, {_ratio(statistics.mean(c))} / {_ratio(min(c))}]"
+            parts.append(cell)
         lines.append("| " + " | ".join(parts) + " |")
     return "\n".join(lines)
 
@@ -323,6 +335,7 @@ def main() -> None:
     parser.add_argument("--rows", default="odrp-heuristics-rows.jsonl", help="JSON-lines file of rows (resumed)")
     parser.add_argument("--time-limit", type=float, default=None, help="override the studies' exact time limit")
     parser.add_argument("--max-operators", type=int, default=None, help="skip larger instances")
+    parser.add_argument("--min-operators", type=int, default=None, help="skip smaller instances")
     parser.add_argument("--tables-only", action="store_true", help="print the tables of --rows, run nothing")
     parser.add_argument("--rerun", default="", help="comma-separated methods whose rows are dropped and run again")
     parser.add_argument(
@@ -344,6 +357,8 @@ def main() -> None:
     cases = expand(Path(args.grid))
     if args.max_operators is not None:
         cases = [c for c in cases if len(c["data"]["operators"]) <= args.max_operators]
+    if args.min_operators is not None:
+        cases = [c for c in cases if len(c["data"]["operators"]) >= args.min_operators]
     for case in cases:
         case["methods"] = case["methods"] + args.variant
     methods = list(dict.fromkeys(m for c in cases for m in c["methods"]))
