@@ -123,10 +123,12 @@ def _warm_start(args: argparse.Namespace, kind: Any, instance: Any) -> tuple[dic
     """``--warm-start FILE|METHOD``: a heuristic's name runs it first; anything else is a file."""
     from heuristics import registry
     from odrp.io import read_solution
-    from odrp.methods import warm_start_solution
+    from odrp.methods import UnknownMethod, warm_start_solution
 
     if args.warm_start is None:
         return None, {}
+    if args.method != "exact":
+        raise UnknownMethod(f"a warm start applies to --method exact, not to {args.method!r}")
     source: Any = args.warm_start
     if source not in registry():
         source = read_solution(source)

@@ -213,7 +213,7 @@ def warm_start_solution(
             raise UnknownMethod("the warm-start Result has no solution")
         return solution, {"source": "solution"}
     result = run_method(kind, instance, str(source), seed=seed, time_limit=time_limit)
-    if result.solution is None or result.status != "feasible" or not result.verified:
+    if result.solution is None or result.status not in ("feasible", "optimal") or not result.verified:
         raise UnknownMethod(f"warm-start method {source!r} found no verified solution ({result.message})")
     return result.solution, {"source": str(source), "runtime_s": result.runtime_s, "objective": result.objective}
 
