@@ -17,6 +17,7 @@ from typing import Any
 
 MODULES: tuple[str, ...] = (
     "heuristics.storm",
+    "heuristics.odrp",
     "heuristics.pathmap",
     "heuristics.latency",
     "heuristics.rstorm",

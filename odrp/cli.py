@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="a method option, e.g. --param iterations=200 (VALUE read as JSON when it parses)",
     )
+    p.add_argument(
+        "--warm-start",
+        default=None,
+        metavar="FILE|METHOD",
+        help="exact only: a MIP start from a solution (or Result) JSON file, or from a heuristic run first",
+    )
     p.add_argument("--save", default=None, metavar="FILE", help="write the solution JSON to FILE")
     p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
     p.set_defaults(handler=_solve)
@@ -97,6 +103,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
 
     kind, instance = load_instance(args.file)
     try:
+        start, origin = _warm_start(args, kind, instance)
         result = run_method(
             kind,
             instance,
@@ -107,9 +114,12 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
             mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
             seed=args.seed,
             options=_method_params(args.param),
+            warm_start=start,
         )
     except UnknownMethod as error:
-        raise InputError("command line", "--method/--solver/--formulation", str(error)) from None
+        raise InputError("command line", "--method/--solver/--formulation/--warm-start", str(error)) from None
+    if origin:
+        result.metrics.setdefault("method_stats", {}).setdefault("warm_start", {}).update(origin)
     if args.save and result.solution is not None:
         with open(args.save, "w") as handle:
             json.dump(result.solution, handle, indent=1)
@@ -118,6 +128,22 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     else:
         _print_result(result)
     return 0
+
+
+def _warm_start(args: argparse.Namespace, kind: Any, instance: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """``--warm-start FILE|METHOD``: a heuristic's name runs it first; anything else is a file."""
+    from heuristics import registry
+    from odrp.io import read_solution
+    from odrp.methods import UnknownMethod, warm_start_solution
+
+    if args.warm_start is None:
+        return None, {}
+    if args.method != "exact":
+        raise UnknownMethod(f"a warm start applies to --method exact, not to {args.method!r}")
+    source: Any = args.warm_start
+    if source not in registry():
+        source = read_solution(source)
+    return warm_start_solution(kind, instance, source, seed=args.seed, time_limit=args.time_limit)
 
 
 def _method_params(pairs: list[str]) -> dict[str, Any]:

@@ -7,8 +7,10 @@ feasible and its objective agrees with the method's own (:func:`odrp.result.agre
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from heuristics import Heuristic, HeuristicOutcome, registry
@@ -64,13 +66,19 @@ def run_method(
     mip_gap: float = DEFAULT_MIP_GAP,
     seed: int = 0,
     options: dict[str, Any] | None = None,
+    warm_start: dict[str, Any] | None = None,
 ) -> Result:
     """Run ``method`` on ``instance`` and return the evaluator-checked Result.
 
     ``options`` go to a heuristic as keyword arguments (an iteration budget, say) and to an exact
-    method as extra keyword arguments of the kind's ``exact``.
+    method as extra keyword arguments of the kind's ``exact``. ``warm_start`` (exact only) is a
+    solution JSON handed to the solver as a MIP start (see :func:`warm_start_solution`).
     """
     start = time.perf_counter()
+    if warm_start is not None and method != "exact":
+        raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}")
+    if warm_start is not None and not _takes_keyword(kind.exact, "warm_start"):
+        raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start")
     if method == "exact":
         solver = solver or kind.default_solver
         if solver not in kind.solvers:
@@ -81,6 +89,8 @@ def run_method(
                 expected = "|".join(kind.formulations) or "none"
                 raise UnknownMethod(f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}")
             settings["formulation"] = formulation
+        if warm_start is not None:
+            settings["warm_start"] = warm_start
         outcome = kind.exact(instance, **settings, **(options or {}))
         runtime = time.perf_counter() - start
         run = outcome.run
@@ -98,6 +108,13 @@ def run_method(
             message=run.message,
         )
     heuristic = heuristic_for(method, kind)
+    unknown = [key for key in options or {} if not _takes_keyword(heuristic.run, key)]
+    if unknown:
+        given = ("instance", "seed", "time_limit")
+        accepted = [p for p in inspect.signature(heuristic.run).parameters if p not in given]
+        raise UnknownMethod(
+            f"{method} takes no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
+        )
     out = heuristic.run(instance, seed=seed, time_limit=time_limit, **(options or {}))
     runtime = time.perf_counter() - start
     return judge(
@@ -198,3 +215,28 @@ def judge(
         metrics=metrics,
         message="; ".join(notes),
     )
+
+
+def warm_start_solution(
+    kind: ProblemKind, instance: Any, source: Any, *, seed: int = 0, time_limit: float | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A warm start for ``kind``'s exact method, and a record of where it came from.
+
+    ``source`` is a solution JSON (or a Result JSON, whose ``solution`` is taken) or the name of a
+    heuristic that applies to the kind, which is run first (with ``seed`` and ``time_limit``) and
+    must return a placement the evaluator verifies.
+    """
+    if isinstance(source, dict):
+        solution = source["solution"] if "solution" in source and "status" in source else source
+        if not isinstance(solution, dict):
+            raise UnknownMethod("the warm-start Result has no solution")
+        return solution, {"source": "solution"}
+    result = run_method(kind, instance, str(source), seed=seed, time_limit=time_limit)
+    if result.solution is None or result.status not in ("feasible", "optimal") or not result.verified:
+        raise UnknownMethod(f"warm-start method {source!r} found no verified solution ({result.message})")
+    return result.solution, {"source": str(source), "runtime_s": result.runtime_s, "objective": result.objective}
+
+
+def _takes_keyword(function: Callable[..., Any], name: str) -> bool:
+    parameters = inspect.signature(function).parameters.values()
+    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)

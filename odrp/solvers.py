@@ -14,6 +14,18 @@ solution exists it is loaded into the model's variables.
   as a fraction with denominator <= 10**6, e.g. 0.1 as 1/10; :func:`integer_scale`). A model with a
   continuous variable, a nonlinear row or a coefficient that is no such fraction is not solved: the
   run ends with status ``error`` and a message saying why.
+
+**MIP starts** (``warm_start=True``): the values the caller gave the model's integer variables
+(see the contract in :mod:`odrp.models`) go to the solver as a starting incumbent. HiGHS gets them
+through ``Highs.setSolution`` (sparse: the integer columns only) and completes the continuous
+columns itself by solving the LP with the integers fixed; its log then says "MIP start solution is
+feasible, objective value is F". CBC gets them through Pyomo's ``warmstart=True`` (a ``-mipstart``
+file of the nonzero integer values); its log says "MIPStart values read for N variables" and
+"MIPStart provided solution with cost F". :attr:`SolverRun.warm_start` reports what the log said.
+Two CBC 2.10 caveats, both visible in its log: the cost it prints for the start can leave out the
+objective's constant term (Pyomo writes it as a fixed column), and its preprocessing may cut off a
+feasible but non-optimal start ("mipstart values could not be used to build a solution",
+coin-or/Cbc#282), which ``accepted: false`` reports.
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import pyomo.environ as pyo
 from pyomo.opt import SolverStatus, TerminationCondition
@@ -51,6 +64,10 @@ class SolverRun:
     gap: float | None
     runtime_s: float
     message: str = ""
+    warm_start: dict[str, Any] | None = None
+    """With a MIP start: ``accepted`` (the solver took it as an incumbent; None if its log does
+    not say), the start's ``objective`` as the solver computed it, and the solver's ``log`` lines
+    about it."""
 
     @property
     def has_solution(self) -> bool:
@@ -62,14 +79,18 @@ def solve(
     solver: str = DEFAULT_SOLVER,
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
+    warm_start: bool = False,
 ) -> SolverRun:
-    """Solve ``model`` (one active objective) and load the incumbent, if any, into it."""
+    """Solve ``model`` (one active objective) and load the incumbent, if any, into it.
+
+    With ``warm_start``, the current values of the model's integer variables are the MIP start.
+    """
     if solver == "highs":
-        return _solve_highs(model, time_limit, mip_gap)
+        return _solve_highs(model, time_limit, mip_gap, warm_start)
     if solver == "cbc":
-        return _solve_cbc(model, time_limit, mip_gap)
+        return _solve_cbc(model, time_limit, mip_gap, warm_start)
     if solver == "cpsat":
-        return _solve_cpsat(model, time_limit, mip_gap)
+        return _solve_cpsat(model, time_limit, mip_gap, warm_start)
     raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
 
 
@@ -98,12 +119,57 @@ def _sense(model: pyo.ConcreteModel) -> str:
 # --------------------------------------------------------------------------------------- HiGHS
 
 
-def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+def integer_start(model: pyo.ConcreteModel) -> dict[int, float]:
+    """id(variable) -> value for every integer variable of ``model`` that has a value."""
+    return {
+        id(var): float(var.value)
+        for var in model.component_data_objects(pyo.Var, active=True)
+        if var.value is not None and not var.fixed and (var.is_integer() or var.is_binary())
+    }
+
+
+def _highs_interface(warm_start: bool):
+    """Pyomo's HiGHS interface; with ``warm_start`` one that passes the integer values as a MIP start.
+
+    Pyomo's ``pyomo.contrib.solver`` HiGHS interface has no warm start (the older appsi one has);
+    the subclass hands the values to ``Highs.setSolution`` after Pyomo has built the HiGHS model
+    and before it runs (``_solve``, ``_solver_model`` and ``_pyomo_var_to_solver_var_map`` are that
+    interface's own names in Pyomo 6.9-6.10; tests/test_warm_start.py checks the log line).
+    """
     from pyomo.contrib.solver.common.factory import SolverFactory
+
+    if not warm_start:
+        return SolverFactory("highs")
+    import numpy as np
+    from pyomo.contrib.solver.solvers.highs import Highs
+
+    class HighsWithMipStart(Highs):
+        def _solve(self):
+            values = integer_start(self._model)
+            columns = {self._pyomo_var_to_solver_var_map[v]: x for v, x in values.items()}
+            self._solver_model.setSolution(
+                len(columns), np.array(list(columns), dtype=np.int32), np.array(list(columns.values()), dtype=float)
+            )
+            return super()._solve()
+
+    return HighsWithMipStart()
+
+
+_HIGHS_START = re.compile(r"MIP start solution is feasible, objective value is ([-+0-9.eE]+)")
+
+
+def _highs_start_report(log: str) -> dict[str, Any]:
+    lines = [line for line in log.splitlines() if "mip start" in line.lower() or "user-supplied" in line.lower()]
+    found = _HIGHS_START.search(log)
+    accepted = True if found else (False if any("infeasible" in line.lower() for line in lines) else None)
+    return {"accepted": accepted, "objective": float(found.group(1)) if found else None, "log": lines}
+
+
+def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool) -> SolverRun:
     from pyomo.contrib.solver.common.results import SolutionStatus
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
 
-    highs = SolverFactory("highs")
+    highs = _highs_interface(warm_start)
     start = time.perf_counter()
     results = highs.solve(
         model,
@@ -141,6 +207,7 @@ def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
         gap=relative_gap(objective, bound, sense),
         runtime_s=runtime,
         message="" if status != "error" else f"HiGHS ended with {tc.name}",
+        warm_start=_highs_start_report(results.solver_log or "") if warm_start else None,
     )
 
 
@@ -162,7 +229,7 @@ def _cbc():
     return pyo.SolverFactory("cbc", executable=cbc_executable())
 
 
-def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool) -> SolverRun:
     cbc = _cbc()
     options: dict[str, float] = {"ratio": mip_gap}
     if time_limit is not None:
@@ -171,7 +238,7 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
         logfile = os.path.join(tmp, "cbc.log")
         start = time.perf_counter()
         with _quiet_pyomo():
-            results = cbc.solve(model, options=options, load_solutions=False, logfile=logfile)
+            results = cbc.solve(model, options=options, load_solutions=False, logfile=logfile, warmstart=warm_start)
         runtime = time.perf_counter() - start
         with open(logfile) as handle:
             log = handle.read()
@@ -217,11 +284,24 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
         gap=relative_gap(objective, bound, sense),
         runtime_s=runtime,
         message="" if status != "error" else f"CBC ended with {tc}",
+        warm_start=_cbc_start_report(log) if warm_start else None,
     )
 
 
 _CBC_TIME = re.compile(r"\(([0-9.]+) seconds\)")
 _CBC_BEST_POSSIBLE = re.compile(r"best possible ([-+0-9.eE]+)")
+
+
+_CBC_START = re.compile(r"MIPStart provided solution with cost ([-+0-9.eE]+)")
+
+
+def _cbc_start_report(log: str) -> dict[str, Any]:
+    lines = [
+        line.strip() for line in log.splitlines() if "mipstart" in line.lower() and "command line" not in line.lower()
+    ]
+    found = _CBC_START.search(log)
+    accepted = True if found else (False if lines else None)
+    return {"accepted": accepted, "objective": float(found.group(1)) if found else None, "log": lines}
 
 
 def _cbc_seconds(log: str) -> float:
@@ -327,7 +407,9 @@ def _cpsat_model(model: pyo.ConcreteModel):
     return cp, list(cpvar.values()), scale, constant
 
 
-def _solve_cpsat(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float) -> SolverRun:
+def _solve_cpsat(
+    model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool = False
+) -> SolverRun:
     from ortools.sat.python import cp_model
 
     version = solver_version("cpsat")
@@ -337,6 +419,12 @@ def _solve_cpsat(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
     except NotIntegral as error:
         message = f"CP-SAT needs integer variables and coefficients it can scale exactly: {error}"
         return SolverRun(version, "error", None, None, None, time.perf_counter() - start, message)
+    hinted = 0
+    if warm_start:  # CP-SAT takes a start as hints, completed and repaired by its own search
+        for var, cpv in variables:
+            if var.value is not None:
+                cp.add_hint(cpv, round(var.value))
+                hinted += 1
     solver = cp_model.CpSolver()
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (time.perf_counter() - start))
@@ -370,6 +458,7 @@ def _solve_cpsat(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
         gap=relative_gap(objective, bound, sense),
         runtime_s=runtime,
         message="" if status != "error" else f"CP-SAT ended with {solver.status_name(code)}",
+        warm_start={"accepted": None, "objective": None, "log": [f"{hinted} hints"]} if warm_start else None,
     )
 
 

@@ -37,7 +37,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
 from odrp.errors import InputError
-from odrp.problems import odrp_generators
+from odrp.problems import odrp_generators, odrp_taskview
 from odrp.problems.base import Evaluation, ProblemKind, require, validate
 
 NAME = "odrp"
@@ -537,4 +537,5 @@ KIND = ProblemKind(
     size=lambda instance: instance.n_operators,
     size_label="operators",
     formulations=("compact", "paper"),
+    taskview=odrp_taskview.ADAPTER,
 )

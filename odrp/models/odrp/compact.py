@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import pyomo.environ as pyo
 
+from odrp.models import clear_values
 from odrp.problems.odrp import OdrpInstance, Placement
 
 
@@ -336,3 +337,17 @@ def placement(m: pyo.ConcreteModel, inst: OdrpInstance) -> Placement:
         if var.value is not None and var.value > 0.5:
             out[i][u] = out[i].get(u, 0) + c
     return out
+
+
+def set_start(m: pyo.ConcreteModel, inst: OdrpInstance, start: Placement) -> None:
+    """Give h and w their values at a placement (the warm-start contract of :mod:`odrp.models`).
+
+    Operator i with k = |U_i| replicas, m of them on node u: w[i,k] = 1 and h[i,u,k,m] = 1; every
+    other h and w is 0. The continuous variables are left to the solver.
+    """
+    clear_values(m)
+    for i, counts in enumerate(start):
+        k = sum(counts.values())
+        m.w[i, k].set_value(1)
+        for u, c in counts.items():
+            m.h[i, u, k, c].set_value(1)

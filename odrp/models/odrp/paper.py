@@ -29,6 +29,7 @@ from collections import Counter
 
 import pyomo.environ as pyo
 
+from odrp.models import clear_values
 from odrp.problems.odrp import OdrpInstance, Placement
 
 Multiset = tuple[int, ...]
@@ -180,3 +181,27 @@ def placement(m: pyo.ConcreteModel, inst: OdrpInstance) -> Placement:
         if var.value is not None and var.value > 0.5:
             out[i] = dict(Counter(m.multisets[i][q]))
     return out
+
+
+def set_start(m: pyo.ConcreteModel, inst: OdrpInstance, start: Placement) -> None:
+    """Give x, y, z their values at a placement (the warm-start contract of :mod:`odrp.models`).
+
+    x[i,q] = 1 for the multiset q of U_i; y[s,a,b] = 1 for the pair of multisets of each stream;
+    z_u = 1 for the nodes holding a replica; z_l = 1 for the links some stream's replica pair
+    crosses (eq. 25 forces it); everything else 0. r is left to the solver.
+    """
+    clear_values(m)
+    chosen = []
+    for i, counts in enumerate(start):
+        multiset = tuple(sorted(u for u, c in counts.items() for _ in range(c)))
+        q = m.multisets[i].index(multiset)
+        m.x[i, q].set_value(1)
+        chosen.append(q)
+    for s, st in enumerate(inst.streams):
+        m.y[s, chosen[st.source], chosen[st.target]].set_value(1)
+        for u in start[st.source]:
+            for v in start[st.target]:
+                if u != v:
+                    m.z_link[inst.link_id[u][v]].set_value(1)
+    for u in {u for counts in start for u in counts}:
+        m.z_node[u].set_value(1)
