@@ -1,21 +1,29 @@
-"""A quick primal start for the exact response-time model: iterated local search on placements.
+"""A quick primal start for the exact response-time model: beam search, then local search.
 
 The exact model uses the start twice: its response time R0 prunes node choices before the model
 is built (:mod:`.reduction`), and R0 is an upper bound on the model's response time. Neither
 needs the start to be good for correctness (only feasible); a good start makes the proof shorter.
 
 Placements considered: every operator at a stable replica count k on one candidate node, or
-split over two candidate nodes. The score is F of eq. (21) for the response-time and
-availability terms (the only ones the response-time model serves), computed from the same
-definitions as the evaluator (eqs. 1, 4, 8-11, 15-16); ties are broken by the mean completion
-time of the sinks, which lets the search move off plateaus of equal maximum. Moves:
+split over two candidate nodes.
+
+1. Beam search: operators in topological order, each given every placement that fits the
+   capacity left (the fewest replicas of pinned operators are reserved on their node); a
+   partial placement is ranked by the largest "start + latency + T(i, u)" over its operators,
+   T being the tail bound of :mod:`.reduction` (a lower bound on the response time of every
+   completion), and the ``width`` best are kept.
+2. Local search from the beam's placement, scored by F of eq. (21) for the response-time and
+   availability terms (the only ones the response-time model serves), computed from the same
+   definitions as the evaluator (eqs. 1, 4, 8-11, 15-16); ties are broken by the mean
+   completion time of the sinks, which lets the search move off plateaus of equal maximum. Moves:
 
 - relocate one operator to any placement that fits the free capacity;
 - exchange the nodes of two operators that each sit on one node;
 - exchange the whole contents of two nodes;
 
 and, between descents, a kick (an exchange of two random operators' nodes and up to two random
-relocations) from the best placement so far. Deterministic for a given ``seed``.
+relocations) from the current placement, returning to the best one every ``WALK`` kicks. The
+descents use one-node placements; a last descent uses all. Deterministic for a given ``seed``.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from odrp.models.odrp.reduction import heads_and_tails
 from odrp.problems.odrp import OdrpInstance, Placement
 
 #: Two scores closer than this are equal (F lies in [0, 1]).
@@ -194,22 +203,63 @@ def _first_fit(sc: _Scorer, rng: random.Random) -> list[int] | None:
     return x
 
 
+def _beam(sc: _Scorer, width: int, deadline: float) -> list[int] | None:
+    """The best complete placement of a beam search ranked by the tail bound (step 1)."""
+    inst = sc.inst
+    _, tail = heads_and_tails(inst, inst.candidates)
+    reserved = {
+        i: inst.replica_counts(i)[0] * inst.resources[i]
+        for i in range(inst.n_operators)
+        if len(inst.candidates[i]) == 1
+    }
+    loads = [0.0] * inst.n_nodes
+    for i, amount in reserved.items():
+        loads[inst.candidates[i][0]] += amount
+    beam = [(0.0, 0.0, {}, {}, loads)]  # (bound, total load, option of each op, start of each op, node loads)
+    for j in inst.topological_order:
+        if time.process_time() >= deadline:
+            return None
+        grown = []
+        for bound, _total, x, began, loads in beam:
+            for n, opt in enumerate(sc.options[j]):
+                new_loads = list(loads)
+                if j in reserved:
+                    new_loads[inst.candidates[j][0]] -= reserved[j]
+                for u, c in zip(opt.nodes, opt.replicas, strict=True):
+                    new_loads[u] += c * inst.resources[j]
+                if any(new_loads[u] > inst.capacity[u] * (1 + 1e-9) + 1e-9 for u in opt.nodes):
+                    continue
+                start_j = 0.0
+                for s in inst.incoming[j]:
+                    i = inst.streams[s].source
+                    before = sc.options[i][x[i]]
+                    delay = max(inst.delay[u][v] for u in before.nodes for v in opt.nodes)
+                    start_j = max(start_j, began[i] + before.latency + delay)
+                reach = start_j + opt.latency + max(tail[j, u] for u in opt.nodes)
+                grown.append((max(bound, reach), sum(new_loads), {**x, j: n}, {**began, j: start_j}, new_loads))
+        grown.sort(key=lambda state: state[:2])
+        beam = grown[:width]
+        if not beam:
+            return None
+    return [beam[0][2][i] for i in range(inst.n_operators)]
+
+
 def local_search(
-    inst: OdrpInstance, *, seed: int = 0, kicks: int = 200, cpu_seconds: float = 2.0
+    inst: OdrpInstance, *, seed: int = 0, width: int = 20, kicks: int = 60, cpu_seconds: float = 2.0
 ) -> tuple[Placement, float] | None:
     """A good placement and its F (response time and availability terms), or None if none found.
 
-    ``kicks`` bounds the number of restarts from the best placement; ``cpu_seconds`` caps the
-    whole search. Every operator must have a stable replica count.
+    ``width`` is the beam's width, ``kicks`` the number of kicks of the local search;
+    ``cpu_seconds`` caps the whole search. Every operator must have a stable replica count.
     """
     rng = random.Random(seed)
     sc = _Scorer(inst)
     deadline = time.process_time() + cpu_seconds
-    x = None
+    x = _beam(sc, width, deadline)
     for _ in range(20):
-        x = _first_fit(sc, rng)
         if x is not None:
             break
+        x = _first_fit(sc, rng)
     if x is None:
         return None
     x, best = _descend(sc, x, rng, sc.single, deadline)
@@ -219,10 +269,10 @@ def local_search(
         if time.process_time() >= deadline:
             break
         y = list(best_x if kick % WALK == 0 else current)
-        kick = [_swap(sc, y, *rng.sample(range(len(y)), 2))] if len(y) > 1 else []
-        kick += [{i: rng.choice(sc.single[i])} for i in rng.sample(range(len(y)), min(len(y), rng.choice((0, 1, 2))))]
+        moves = [_swap(sc, y, *rng.sample(range(len(y)), 2))] if len(y) > 1 else []
+        moves += [{i: rng.choice(sc.single[i])} for i in rng.sample(range(len(y)), min(len(y), rng.choice((0, 1, 2))))]
         used = sc.load(y)
-        for changes in kick:
+        for changes in moves:
             new_used = sc.fits(y, used, changes) if changes else None
             if new_used is not None:
                 for op, n in changes.items():
