@@ -72,7 +72,10 @@ def _solve_response(
     """The response-time model, pruned by a local-search placement when one is found."""
     began = time.perf_counter()
     stats: dict[str, Any] = {"formulation": "compact", "model": "response"}
-    known = start.local_search(inst) if use_start and inst.weights["response_time"] > 0 else None
+    known = None
+    if use_start and inst.weights["response_time"] > 0:
+        # at most a quarter of the time limit (wall clock) goes to the start
+        known = start.local_search(inst, wall_seconds=None if time_limit is None else time_limit / 4)
     stats["start_s"] = time.perf_counter() - began
     model_inst, conflicts, ceiling = inst, (), None
     if known is not None:

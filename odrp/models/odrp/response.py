@@ -2,7 +2,8 @@
 
 Used (by :func:`odrp.models.odrp.solve`, formulation ``compact``) when only the response time
 and availability carry weight: neither depends on how replicas pair up across a stream, so the
-pair-share variables of :mod:`.compact` are not needed and the model can be much smaller.
+pair-share variables of :mod:`.compact` are not needed, and one count per node replaces the
+binaries per replica level.
 
 Variables (k over the stable replica counts of operator i, u over its candidate nodes):
 
@@ -27,21 +28,23 @@ bounds of quantities that are minimised, so it is exact).
 Valid inequalities (each holds at every integer point, so the optimum is unchanged):
 
 - Transport bound (as in :mod:`.compact`): the largest delay between used nodes is at least the
-  delay of any coupling of the two replica distributions f[i,.] and f[j,.]. ``"kantorovich"``
-  keeps only the dual side of that bound without its coupling variables: for any potential phi
-  with phi_v - phi_u <= d_uv, the cheapest coupling costs at least sum_v phi_v (f[j,v] - f[i,v])
-  (weak duality of the transport problem), and both phi_v = D(p, v) and phi_v = -D(v, p) qualify
-  for every node p, D being the shortest-path delays (triangle inequality: D(p, v) - D(p, u) <=
-  D(u, v) <= d_uv). ``"coupling"`` keeps the coupling variables (the exact transport bound).
+  delay of any coupling of the two replica distributions f[i,.] and f[j,.], in particular of the
+  cheapest one (``delay_bound="coupling"``, the default: coupling variables per stream and node
+  pair). ``"kantorovich"`` keeps only dual bounds of that transport problem, without variables:
+  for any potential phi with phi_v - phi_u <= d_uv, the cheapest coupling costs at least
+  sum_v phi_v (f[j,v] - f[i,v]) (weak duality), and both phi_v = D(p, v) and phi_v = -D(v, p)
+  qualify for every node p, D being the shortest-path delays (triangle inequality:
+  D(p, v) - D(p, u) <= D(u, v) <= d_uv). Smaller, slightly weaker; measured slower on 12 x 16.
 - Round-trip bounds of :mod:`.compact` (a path through a replica of i on u pays the delays from
   the sources' nodes to u and from u to the sinks' nodes), and their replica-weighted average
   r >= a_i + rho_i + b_i + sum_u RT(i,u) f[i,u], valid because r exceeds the bound of every used
   node and the shares sum to 1.
 - Path bounds of :mod:`.reduction`: r >= LB(i,u) o[i,u] and r >= sum_u LB(i,u) f[i,u], valid
   because every placement using (i, u) has response time at least LB(i, u).
-- With a known placement of response time R0 (the start, :mod:`.start`): r <= R0, and
+- With a ceiling R0 on the response time of every placement at least as good as a known one
+  (the start of :mod:`.start`; R0 is its response time when w_a = 0): r <= R0, and
   o[i,u] + o[j,v] <= 1 for the stream node pairs of :func:`.reduction.reduce`; both keep every
-  placement at least as good as the known one.
+  such placement, the known one included.
 """
 
 from __future__ import annotations
@@ -55,14 +58,14 @@ from odrp.models.odrp.compact import round_trips
 from odrp.models.odrp.reduction import lower_bounds
 from odrp.problems.odrp import OdrpInstance, Placement
 
-DELAY_BOUNDS = ("kantorovich", "coupling", "none")
+DELAY_BOUNDS = ("coupling", "kantorovich", "none")
 
 
 @dataclass(frozen=True)
 class ResponseOptions:
     """Switches of the response-time model (defaults are the measured best; see benchmarks/)."""
 
-    delay_bound: str = "kantorovich"
+    delay_bound: str = "coupling"
     round_trip_bounds: bool = True
     path_bounds: bool = True
 

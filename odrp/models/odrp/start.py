@@ -116,6 +116,19 @@ class _Scorer:
         return new if all(new[u] <= cap[u] * (1 + 1e-9) + 1e-9 for u in range(len(new))) else None
 
 
+class _Budget:
+    """A CPU-time cap and an optional wall-clock cap (the exact method's time limit)."""
+
+    def __init__(self, cpu_seconds: float, wall_seconds: float | None = None) -> None:
+        self.cpu_end = time.process_time() + cpu_seconds
+        self.wall_end = None if wall_seconds is None else time.perf_counter() + wall_seconds
+
+    def over(self) -> bool:
+        return time.process_time() >= self.cpu_end or (
+            self.wall_end is not None and time.perf_counter() >= self.wall_end
+        )
+
+
 def _better(a: tuple[float, float], b: tuple[float, float]) -> bool:
     return a[0] > b[0] + _TIE or (a[0] >= b[0] - _TIE and a[1] < b[1] - _TIE)
 
@@ -144,7 +157,7 @@ def _exchange(sc: _Scorer, x: list[int], u: int, v: int) -> dict[int, int] | Non
     return changes
 
 
-def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], deadline: float) -> tuple:
+def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], budget: _Budget) -> tuple:
     """First-improvement descent over the three moves until none improves."""
     used = sc.load(x)
     best = sc.score(x)
@@ -163,7 +176,7 @@ def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[i
                 yield _exchange(sc, x, u, v)
 
     improved = True
-    while improved and time.process_time() < deadline:
+    while improved and not budget.over():
         improved = False
         for changes in neighbours():
             if not changes:
@@ -203,7 +216,7 @@ def _first_fit(sc: _Scorer, rng: random.Random) -> list[int] | None:
     return x
 
 
-def _beam(sc: _Scorer, width: int, deadline: float) -> list[int] | None:
+def _beam(sc: _Scorer, width: int, budget: _Budget) -> list[int] | None:
     """The best complete placement of a beam search ranked by the tail bound (step 1)."""
     inst = sc.inst
     _, tail = heads_and_tails(inst, inst.candidates)
@@ -217,7 +230,7 @@ def _beam(sc: _Scorer, width: int, deadline: float) -> list[int] | None:
         loads[inst.candidates[i][0]] += amount
     beam = [(0.0, 0.0, {}, {}, loads)]  # (bound, total load, option of each op, start of each op, node loads)
     for j in inst.topological_order:
-        if time.process_time() >= deadline:
+        if budget.over():
             return None
         grown = []
         for bound, _total, x, began, loads in beam:
@@ -245,28 +258,35 @@ def _beam(sc: _Scorer, width: int, deadline: float) -> list[int] | None:
 
 
 def local_search(
-    inst: OdrpInstance, *, seed: int = 0, width: int = 20, kicks: int = 60, cpu_seconds: float = 2.0
+    inst: OdrpInstance,
+    *,
+    seed: int = 0,
+    width: int = 20,
+    kicks: int = 60,
+    cpu_seconds: float = 2.0,
+    wall_seconds: float | None = None,
 ) -> tuple[Placement, float] | None:
     """A good placement and its F (response time and availability terms), or None if none found.
 
     ``width`` is the beam's width, ``kicks`` the number of kicks of the local search;
-    ``cpu_seconds`` caps the whole search. Every operator must have a stable replica count.
+    ``cpu_seconds`` and ``wall_seconds`` cap the whole search (the last descent may take a quarter
+    more). Every operator must have a stable replica count.
     """
     rng = random.Random(seed)
     sc = _Scorer(inst)
-    deadline = time.process_time() + cpu_seconds
-    x = _beam(sc, width, deadline)
+    budget = _Budget(cpu_seconds, wall_seconds)
+    x = _beam(sc, width, budget)
     for _ in range(20):
         if x is not None:
             break
         x = _first_fit(sc, rng)
     if x is None:
         return None
-    x, best = _descend(sc, x, rng, sc.single, deadline)
+    x, best = _descend(sc, x, rng, sc.single, budget)
     best_x = list(x)
     current = list(x)
     for kick in range(kicks):
-        if time.process_time() >= deadline:
+        if budget.over():
             break
         y = list(best_x if kick % WALK == 0 else current)
         moves = [_swap(sc, y, *rng.sample(range(len(y)), 2))] if len(y) > 1 else []
@@ -278,12 +298,13 @@ def local_search(
                 for op, n in changes.items():
                     y[op] = n
                 used = new_used
-        y, value = _descend(sc, y, rng, sc.single, deadline)
+        y, value = _descend(sc, y, rng, sc.single, budget)
         current = y
         if _better(value, best):
             best, best_x = value, list(y)
     all_options = [list(range(len(opts))) for opts in sc.options]
-    best_x, best = _descend(sc, best_x, rng, all_options, deadline + cpu_seconds / 4)
+    last = _Budget(cpu_seconds / 4, None if wall_seconds is None else wall_seconds / 4)
+    best_x, best = _descend(sc, best_x, rng, all_options, last)
     placement = [
         dict(zip(sc.options[i][n].nodes, sc.options[i][n].replicas, strict=True)) for i, n in enumerate(best_x)
     ]
