@@ -94,19 +94,20 @@ def test_response_model_other_paths(seed, operators, max_replicas, slots, solver
 
 def test_the_reduction_binds_on_the_test_instances():
     """At the optimum's response time the reduction drops nodes or pairs (so the tests above use it)."""
-    removed = conflicts = 0
+    removed = conflicts = excluded = 0
     for seed, operators, max_replicas, slots in TIGHT:
         inst = load(tiny(seed, operators, max_replicas, slots))
         best = min(ev.metrics["response_time"] for _, ev in feasible_placements(inst))
         out = reduction.reduce(inst, best)
         removed += out.removed
         conflicts += len(out.conflicts)
-    assert removed > 0 and conflicts > 0
+        excluded += len(out.excluded)
+    assert removed > 0 and conflicts > 0 and excluded > 0
 
 
 @pytest.mark.parametrize(("seed", "operators", "max_replicas", "slots"), TIGHT)
 def test_path_bounds_and_reduction_keep_every_placement_as_good(seed, operators, max_replicas, slots):
-    """LB(i, u) <= R of every placement using (i, u), and reduce(R0) keeps every placement with R <= R0."""
+    """LB(i, u) <= R of every placement using (i, u); reduce(R0) keeps every placement with R <= R0."""
     inst = load(tiny(seed, operators, max_replicas, slots))
     bound = reduction.lower_bounds(inst)
     found = list(feasible_placements(inst))
@@ -117,6 +118,7 @@ def test_path_bounds_and_reduction_keep_every_placement_as_good(seed, operators,
         out = reduction.reduce(inst, r)  # R0 = this placement's own response time
         assert all(u in out.instance.candidates[i] for i, nodes in enumerate(p) for u in nodes)
         assert not any(u in p[i] and v in p[j] for i, u, j, v in out.conflicts)
+        assert not any(u in p[i] and sum(p[i].values()) == k for i, u, k in out.excluded)
 
 
 @pytest.mark.parametrize(("seed", "operators", "max_replicas", "slots"), [(41, 5, 3, 3), (47, 6, 2, 3)])
@@ -132,7 +134,11 @@ def test_model_is_exact_at_every_placement(seed, operators, max_replicas, slots,
     ceiling = sorted(ev.metrics["response_time"] for _, ev in found)[len(found) // 2]
     out = reduction.reduce(inst, ceiling)
     model = response.build(
-        out.instance, response.ResponseOptions(delay_bound), conflicts=out.conflicts, max_response_time=ceiling
+        out.instance,
+        response.ResponseOptions(delay_bound),
+        conflicts=out.conflicts,
+        excluded=out.excluded,
+        max_response_time=ceiling,
     )
     checked = 0
     for p, ev in found:

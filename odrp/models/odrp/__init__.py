@@ -77,14 +77,15 @@ def _solve_response(
         # at most a quarter of the time limit (wall clock) goes to the start
         known = start.local_search(inst, wall_seconds=None if time_limit is None else time_limit / 4)
     stats["start_s"] = time.perf_counter() - began
-    model_inst, conflicts, ceiling = inst, (), None
+    model_inst, conflicts, excluded, ceiling = inst, (), (), None
     if known is not None:
         stats["start_objective"] = known[1]
         ceiling = _response_time_ceiling(inst, known[1])
         reduced = reduction.reduce(inst, ceiling)
-        model_inst, conflicts = reduced.instance, reduced.conflicts
+        model_inst, conflicts, excluded = reduced.instance, reduced.conflicts, reduced.excluded
         stats["removed_candidates"], stats["conflicts"] = reduced.removed, len(conflicts)
-    model = response.build(model_inst, conflicts=conflicts, max_response_time=ceiling)
+        stats["excluded_counts"] = len(excluded)
+    model = response.build(model_inst, conflicts=conflicts, excluded=excluded, max_response_time=ceiling)
     stats["build_s"] = time.perf_counter() - began - stats["start_s"]
     stats.update(model_size(model))
     remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - began))

@@ -16,12 +16,13 @@ l(j, v) = min_k R_j(lambda_j / k) / S_v the least latency of j with a replica on
   incoming streams. T(i, u) bounds, likewise, the time from the end of i to the end of the
   latest sink it reaches.
 - Hence every placement using (i, u) has response time R >= LB(i, u) = H(i, u) + l(i, u) +
-  T(i, u), and every placement using (i, u) and (j, v) for a stream (i, j) has
-  R >= H(i, u) + l(i, u) + d_uv + l(j, v) + T(j, v).
+  T(i, u); with k replicas of i, R >= H(i, u) + R_i(lambda_i/k)/S_u + T(i, u); and every
+  placement using (i, u) and (j, v) for a stream (i, j) has R >= H(i, u) + l(i, u) + d_uv +
+  l(j, v) + T(j, v).
 
-Given a placement with response time R0, a node (or a pair of nodes on a stream) whose bound
-exceeds R0 cannot appear in a placement at least as good, so dropping it keeps every optimal
-placement. Dropped nodes shrink the candidate sets V_j, which raises H and T: the reduction is
+Given a placement with response time R0, a node (a replica count on a node, a pair of nodes on
+a stream) whose bound exceeds R0 cannot appear in a placement at least as good, so dropping it
+keeps every optimal placement. Dropped nodes shrink the candidate sets V_j, which raises H and T: the reduction is
 repeated until nothing changes. The known placement itself is never dropped (its own bounds are
 at most R0), so the reduced problem keeps a placement as good as it.
 """
@@ -42,6 +43,7 @@ class Reduction:
 
     instance: OdrpInstance
     conflicts: tuple[tuple[int, int, int, int], ...]  # (i, u, j, v): not both i on u and j on v
+    excluded: tuple[tuple[int, int, int], ...]  # (i, u, k): no replica of i on u when i has k replicas
     removed: int  # candidate nodes dropped
 
 
@@ -106,6 +108,13 @@ def reduce(inst: OdrpInstance, response_time: float) -> Reduction:
         + tail[st.target, v]
         > limit
     )
+    excluded = tuple(
+        (i, u, k)
+        for i in range(inst.n_operators)
+        for u in candidates[i]
+        for k in inst.replica_counts(i)
+        if head[i, u] + inst.latency(i, k) / inst.speedup[u] + tail[i, u] > limit
+    )
     removed = sum(map(len, inst.candidates)) - sum(map(len, candidates))
     reduced = dataclasses.replace(inst, candidates=tuple(tuple(c) for c in candidates))
-    return Reduction(reduced, conflicts, removed)
+    return Reduction(reduced, conflicts, excluded, removed)

@@ -43,8 +43,8 @@ Valid inequalities (each holds at every integer point, so the optimum is unchang
   because every placement using (i, u) has response time at least LB(i, u).
 - With a ceiling R0 on the response time of every placement at least as good as a known one
   (the start of :mod:`.start`; R0 is its response time when w_a = 0): r <= R0, and
-  o[i,u] + o[j,v] <= 1 for the stream node pairs of :func:`.reduction.reduce`; both keep every
-  such placement, the known one included.
+  o[i,u] + o[j,v] <= 1 for the stream node pairs and n[i,u,k] = 0 for the replica counts of
+  :func:`.reduction.reduce`; they keep every such placement, the known one included.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ def build(
     options: ResponseOptions = ResponseOptions(),
     *,
     conflicts: tuple[tuple[int, int, int, int], ...] = (),
+    excluded: tuple[tuple[int, int, int], ...] = (),
     max_response_time: float | None = None,
 ) -> pyo.ConcreteModel:
     """The response-time model of ``inst``; every operator must have a stable replica count."""
@@ -97,6 +98,8 @@ def build(
         domain=pyo.NonNegativeIntegers,
         bounds=lambda m, i, u, k: (0, k),
     )
+    for i, u, k in excluded:
+        m.n[i, u, k].setub(0)
     m.o = pyo.Var([(i, u) for i in ops for u in cand[i]], domain=pyo.Binary)
     share = {(i, u): sum(m.n[i, u, k] / k for k in counts[i]) for i in ops for u in cand[i]}
 
