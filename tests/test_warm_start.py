@@ -34,8 +34,12 @@ def test_warm_started_solve_proves_the_same_optimum(seed, profile, formulation, 
     best, _ = odrp_optimum(inst)
     start = run_method(ODRP, inst, "odrp_greedy")
     assert start.verified
-    cold = run_method(ODRP, inst, "exact", solver=solver, formulation=formulation)
-    warm = run_method(ODRP, inst, "exact", solver=solver, formulation=formulation, warm_start=start.solution)
+    # the MIP start itself: the compact model also where the response-time model would serve
+    plain = {"response_model": False} if formulation == "compact" else None
+    cold = run_method(ODRP, inst, "exact", solver=solver, formulation=formulation, options=plain)
+    warm = run_method(
+        ODRP, inst, "exact", solver=solver, formulation=formulation, warm_start=start.solution, options=plain
+    )
     for result in (cold, warm):
         assert result.status == "optimal" and result.verified, result.message
         assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
@@ -65,6 +69,27 @@ def test_warm_started_solve_proves_the_same_optimum(seed, profile, formulation, 
         assert report["solver_objective"] == pytest.approx(start.objective, rel=1e-5, abs=1e-6)
     else:  # CBC's mipstart cost can leave out the objective's constant term (see odrp.solvers)
         assert report["solver_objective"] <= start.objective + 1e-6
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+@pytest.mark.parametrize("seed", [1, 5])
+def test_the_response_time_model_takes_a_warm_start_as_its_incumbent(seed, solver):
+    """Where the response-time model serves (w_r and w_a only), a warm start is the incumbent that
+    prunes it (with or without the model's own local-search start): the optimum is the cold one."""
+    inst = load(tiny(seed, "response_time", "traffic"))
+    best, _ = odrp_optimum(inst)
+    start = run_method(ODRP, inst, "odrp_greedy")
+    for local_search in (True, False):
+        warm = run_method(
+            ODRP, inst, "exact", solver=solver, warm_start=start.solution, options={"local_search": local_search}
+        )
+        assert warm.status == "optimal" and warm.verified, warm.message
+        assert warm.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+        stats = warm.metrics["method_stats"]
+        assert stats["model"] == "response"
+        assert stats["warm_start"]["objective"] == pytest.approx(start.objective, rel=1e-12)
+        if not local_search:  # the start alone set the response-time ceiling
+            assert stats["start_objective"] == pytest.approx(start.objective, rel=1e-12)
 
 
 @pytest.mark.parametrize("module", [compact, paper])
