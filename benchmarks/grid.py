@@ -50,7 +50,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
-from odrp.errors import InputError
+from odrp.errors import InputError, read_text
 from odrp.io import read_json
 from odrp.problems import KINDS, ProblemKind
 from odrp.problems.base import require, validate
@@ -187,12 +187,7 @@ def instance_sha256(data: Any) -> str:
 def load_grid(path: str | Path) -> Grid:
     """Read, validate and expand a grid file; bad input raises :class:`InputError`."""
     source = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(source, "", "file not found") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
-        raise InputError(source, "", f"a readable YAML file ({error.__class__.__name__})") from None
+    text = read_text(path, "YAML file")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:

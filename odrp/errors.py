@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class InputError(Exception):
     """Bad input. The CLI prints ``str(error)`` as one line and exits with code 2."""
@@ -12,3 +14,14 @@ class InputError(Exception):
         self.expected = expected
         where = f"{source}: {field}" if field else source
         super().__init__(f"{where}: {expected}")
+
+
+def read_text(path: str | Path, what: str = "text file") -> str:
+    """The text of a file; a missing or unreadable file raises :class:`InputError` naming it."""
+    source = str(path)
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:
+        raise InputError(source, "", "file not found") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
+        raise InputError(source, "", f"a readable {what} ({error.__class__.__name__})") from None

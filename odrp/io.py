@@ -6,19 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from odrp.errors import InputError
+from odrp.errors import InputError, read_text
 from odrp.problems import ProblemKind, get_kind
 
 
 def read_json(path: str | Path) -> Any:
     """Parse a JSON file; a missing file or invalid JSON raises :class:`InputError`."""
     source = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(source, "", "file not found") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
-        raise InputError(source, "", f"a readable JSON file ({error.__class__.__name__})") from None
+    text = read_text(path, "JSON file")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

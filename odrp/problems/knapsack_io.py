@@ -35,7 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from odrp.errors import InputError
+from odrp.errors import InputError, read_text
 
 Number = int | float
 
@@ -248,12 +248,7 @@ def read(fmt: str, path: str | Path, **options: Any) -> list[dict[str, Any]]:
     source = str(path)
     if fmt not in READERS:
         raise InputError("command line", "FORMAT", f"one of {', '.join(READERS)}, got {fmt!r}")
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(source, "", "file not found") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
-        raise InputError(source, "", f"a readable text file ({error.__class__.__name__})") from None
+    text = read_text(path)
     return READERS[fmt](text, source, **options)
 
 
