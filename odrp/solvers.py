@@ -31,6 +31,7 @@ coin-or/Cbc#282), which ``accepted: false`` reports.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import math
@@ -410,54 +411,31 @@ def _cpsat_model(model: pyo.ConcreteModel):
 def _solve_cpsat(
     model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool = False
 ) -> SolverRun:
-    from ortools.sat.python import cp_model
-
-    version = solver_version("cpsat")
-    start = time.perf_counter()
+    began = time.perf_counter()
     try:
         cp, variables, scale, constant = _cpsat_model(model)
     except NotIntegral as error:
         message = f"CP-SAT needs integer variables and coefficients it can scale exactly: {error}"
-        return SolverRun(version, "error", None, None, None, time.perf_counter() - start, message)
+        return SolverRun(solver_version("cpsat"), "error", None, None, None, time.perf_counter() - began, message)
     hinted = 0
     if warm_start:  # CP-SAT takes a start as hints, completed and repaired by its own search
         for var, cpv in variables:
             if var.value is not None:
                 cp.add_hint(cpv, round(var.value))
                 hinted += 1
-    solver = cp_model.CpSolver()
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit) - (time.perf_counter() - start))
-    solver.parameters.relative_gap_limit = mip_gap
-    code = solver.solve(cp)
-    runtime = time.perf_counter() - start
-    has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    objective = bound = None
-    if has_solution:
+    left = None if time_limit is None else max(0.01, float(time_limit) - (time.perf_counter() - began))
+    run, solver = run_cpsat(cp, _sense(model), left, mip_gap, workers=0)  # 0: CP-SAT's own worker count
+    if run.has_solution:
         for var, cpv in variables:
             var.set_value(solver.value(cpv), skip_validation=True)
-        objective = solver.objective_value / scale + constant
-        bound = solver.best_objective_bound / scale + constant
-    timed_out = time_limit is not None and solver.wall_time >= solver.parameters.max_time_in_seconds - 0.05
-    if code == cp_model.OPTIMAL:  # proven optimal, or within relative_gap_limit
-        status: Status = "optimal"
-    elif code == cp_model.INFEASIBLE:
-        status = "infeasible"
-    elif timed_out:
-        status = "time_limit"
-    elif has_solution:
-        status = "feasible"
-    else:
-        status = "error"
-    sense = _sense(model)
-    return SolverRun(
-        solver=version,
-        status=status,
+    objective = None if run.objective is None else run.objective / scale + constant
+    bound = None if run.bound is None else run.bound / scale + constant
+    return dataclasses.replace(
+        run,
         objective=objective,
         bound=bound,
-        gap=relative_gap(objective, bound, sense),
-        runtime_s=runtime,
-        message="" if status != "error" else f"CP-SAT ended with {solver.status_name(code)}",
+        gap=relative_gap(objective, bound, _sense(model)),  # type: ignore[arg-type]
+        runtime_s=time.perf_counter() - began,
         warm_start={"accepted": None, "objective": None, "log": [f"{hinted} hints"]} if warm_start else None,
     )
 
@@ -570,8 +548,9 @@ def run_cpsat(
     with_objective = model.HasObjective()
     objective = solver.ObjectiveValue() if has_solution and with_objective else None
     bound = solver.BestObjectiveBound() if has_solution and with_objective else None
-    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap_limit > 0 and callback is None):
-        status: Status = "optimal"
+    gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
+    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap is not None and gap <= gap_limit):
+        status: Status = "optimal"  # proven, or within the gap limit asked for
     elif code == cp_model.FEASIBLE and callback is not None and callback.stopped:
         status = "feasible"
     elif code == cp_model.INFEASIBLE:
@@ -587,7 +566,7 @@ def run_cpsat(
         status=status,
         objective=objective,
         bound=bound,
-        gap=relative_gap(objective, bound, sense),  # type: ignore[arg-type]
+        gap=gap,
         runtime_s=runtime,
         message="" if status != "error" else f"CP-SAT ended with {solver.StatusName(code)}",
     )
