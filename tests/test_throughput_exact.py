@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
 
 from odrp.methods import run_method
+from odrp.models.throughput.patterns import candidates, pareto_minimal, pattern_model
 from odrp.problems import KINDS
 from odrp.problems.throughput import ThroughputInstance, evaluate_counts, load
 from odrp.problems.throughput_generators import random_instance
@@ -50,11 +52,12 @@ def tiny(seed: int) -> ThroughputInstance:
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("solver", ["highs", "cpsat"])
-def test_exact_equals_brute_force(seed, solver):
+@pytest.mark.parametrize("formulation", ["patterns", "levels"])
+def test_exact_equals_brute_force(seed, solver, formulation):
     inst = tiny(seed)
     optimum, feasible = brute_force(inst)
     assert feasible > 0
-    result = run_method(THROUGHPUT, inst, "exact", solver=solver)
+    result = run_method(THROUGHPUT, inst, "exact", solver=solver, formulation=formulation)
     assert result.status == "optimal" and result.verified, result.message
     assert result.objective == pytest.approx(optimum, rel=1e-6)
     assert result.bound >= result.objective and result.gap <= 1e-6
@@ -96,8 +99,32 @@ def test_identical_machines_are_ordered_without_losing_the_optimum():
     assert any(len(group) > 1 for group in inst.machine_classes)
     optimum, _ = brute_force(inst)
     for solver in ("highs", "cpsat"):
-        result = run_method(THROUGHPUT, inst, "exact", solver=solver)
-        assert result.objective == pytest.approx(optimum, rel=1e-6), solver
+        for formulation in ("patterns", "levels"):
+            result = run_method(THROUGHPUT, inst, "exact", solver=solver, formulation=formulation)
+            assert result.objective == pytest.approx(optimum, rel=1e-6), (solver, formulation)
+
+
+def test_pareto_minimal_patterns_by_hand():
+    # rows (load on m1, load on m2, tasks): b = (1, 2, 1) dominates d = (1, 3, 1); a and c are
+    # incomparable with everything; e repeats b and goes, the first of equal rows stays
+    points = np.array([[2, 1, 1], [1, 2, 1], [3, 0, 2], [1, 3, 1], [1, 2, 1]], dtype=float)
+    assert list(pareto_minimal(points)) == [0, 1, 2]
+
+
+def test_pattern_model_keeps_the_pareto_minimal_patterns_by_hand():
+    # SPOUT_AB at rho = 60: an instance costs A 60/N + 10 and B 2*60/N + 10 (capacity 100); a
+    # pattern (x_A, x_B) is the row (load A, load B, tasks A, tasks B).
+    #   (1,0) N=1: (70, 0, 1, 0)     (1,1) N=2: (40, 70, 1, 1)     (2,1) N=3: (60, 50, 2, 1)
+    #   (1,2) N=3: (30, 100, 1, 2)   (3,1) N=4: (75, 40, 3, 1)     (2,2) N=4: (50, 80, 2, 2)
+    #   (3,2) N=5: (66, 68, 3, 2)    (3,3) N=6: (60, 90, 3, 3)
+    # Out (B over 100): every (0, N), (1,3), (2,3), ... Dominated: (1,0) dominates every pattern with
+    # load A >= 70 ((2,0), (3,1), (4,1), ...); (1,1) dominates (2,2); (2,1) dominates (3,2), (3,3).
+    inst = load(SPOUT_AB)
+    pm = pattern_model(inst, 60.0, [(1, 8)], [candidates(inst, 0)])
+    kept = {tuple(int(k) for k in x) for x in pm.counts[0]}
+    assert kept == {(1, 0), (1, 1), (2, 1), (1, 2)}
+    loads = {tuple(int(k) for k in x): list(load) for x, load in zip(pm.counts[0], pm.loads[0], strict=True)}
+    assert loads[(2, 1)] == pytest.approx([60.0, 50.0], rel=1e-12)
 
 
 def test_fixed_instance_counts_equal_brute_force_over_those_counts():

@@ -15,9 +15,10 @@ in rho (a placement that sustains rho sustains every smaller rate).
 **Search (a Dinkelbach-type iteration with an exact stopping proof).**
 
 1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects.
-2. Incumbent: ``hetero_greedy``'s placement (the paper's heuristic) as the warm start, or, without
-   one, a solution of P(0) (P(0) infeasible: no placement fits the overheads, the instance is
-   infeasible).
+2. Incumbent: ``hetero_greedy``'s placement (the paper's heuristic) improved by block ascent
+   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread) as
+   the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
+   overheads, the instance is infeasible).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -29,9 +30,14 @@ in rho (a placement that sustains rho sustains every smaller rate).
 4. On a time limit: the incumbent, the best proven bound (R_up, or the lowest rho proven
    infeasible) and their gap.
 
-Before each P(rho) the instance counts worth trying are bounded (:func:`.bounds.count_range`, and
-the fluid LP at R = rho): a level outside them cannot sustain rho. Identical machines (same type,
-capacity and task limit) are ordered by load, which removes their permutations.
+Two forms of P(rho), same feasible placements: the *pattern* form (:mod:`.patterns`: one binary per
+Pareto-minimal placement pattern of a component; used when every component has at most
+``patterns.PATTERN_LIMIT`` candidate patterns, i.e. few machines, as at the paper's size) and the
+*level* form (:mod:`.rate_model`: binaries for N_c, integer counts per level; any size). For the
+level form the instance counts worth trying are bounded before each P(rho)
+(:func:`.bounds.count_range`, and the fluid LP at R = rho): a level outside them cannot sustain
+rho. Identical machines (same type, capacity and task limit) are ordered by load in both forms,
+which removes their permutations.
 
 Solvers: ``highs`` (highspy directly: the models are rebuilt for every rho and Pyomo's translation
 would cost more than the solve), ``cbc`` (the same matrix through Pyomo, a second opinion), and
@@ -45,13 +51,12 @@ import time
 from typing import Any
 
 from odrp.models import ExactOutcome
-from odrp.models.throughput import bounds, rate_model
+from odrp.models.throughput import bounds, patterns, polish, rate_model
 from odrp.models.throughput.matrix import pyomo_values
 from odrp.problems.throughput import Counts, ThroughputInstance, rate, solution_json
 from odrp.result import relative_gap
 from odrp.solvers import (
     DEFAULT_MIP_GAP,
-    DEFAULT_SOLVER,
     SolverRun,
     cpsat_version,
     run_cpsat,
@@ -61,6 +66,9 @@ from odrp.solvers import (
 from odrp.solvers import solve as solve_pyomo
 
 SOLVERS = ("highs", "cbc", "cpsat")
+FORMULATIONS = ("auto", "patterns", "levels")
+SOLVER = "cpsat"
+"""The default solver (measured fastest at paper size; ``benchmarks/throughput.py --part paper``)."""
 MIN_GAP = 1e-9
 SUBPROBLEM_GAP = 0.05
 """Relative gap at which a feasible P(rho) stops improving its slack (a better rho follows anyway)."""
@@ -84,7 +92,7 @@ a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capac
 
 def solve(
     inst: ThroughputInstance,
-    solver: str = DEFAULT_SOLVER,
+    solver: str = SOLVER,
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
     fixed_instances: dict[int, int] | None = None,
@@ -92,14 +100,23 @@ def solve(
     symmetry: bool = True,
     fluid_levels: bool = True,
     workers: int = 1,
+    formulation: str = "auto",
 ) -> ExactOutcome:
-    """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view)."""
+    """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
+
+    ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
+    (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates).
+    """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
     gap = max(float(mip_gap), MIN_GAP)
-    stats: dict[str, Any] = {"rounds": [], "solver": solver}
+    use_patterns = formulation == "patterns" or (formulation == "auto" and patterns.applies(inst))
+    pool = [patterns.candidates(inst, c) for c in range(inst.n_components)] if use_patterns else None
+    stats: dict[str, Any] = {"rounds": [], "solver": solver, "form": "patterns" if use_patterns else "levels"}
 
     upper = bounds.fluid_bound(inst)
     if upper is None:
@@ -108,11 +125,11 @@ def solve(
 
     incumbent: Counts | None = None
     if warm_start and fixed_instances is None:
-        incumbent = _warm_start(inst)
+        incumbent, stats["hetero_greedy"] = _warm_start(inst)
     best = rate(inst, incumbent) if incumbent is not None else None
     stats["warm_start"] = best
     if incumbent is None:
-        feasible = _round(inst, 0.0, solver, deadline, fixed_instances, symmetry, False, workers, None, stats)
+        feasible = _round(inst, 0.0, solver, deadline, fixed_instances, symmetry, False, workers, None, stats, pool)
         if feasible.status == "infeasible":
             return _outcome(solver, "infeasible", None, None, None, start, stats, "no placement fits the overheads")
         if feasible.counts is None:
@@ -141,7 +158,9 @@ def solve(
             target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
             box = None
         limit = deadline if box is None else now + max(box, MIN_BOX)
-        result = _round(inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats)
+        result = _round(
+            inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats, pool
+        )
         if result.status == "infeasible":
             upper, reach = min(upper, target), BISECT
             if best == 0:
@@ -206,12 +225,15 @@ def _round(
     workers: int,
     hint: Counts | None,
     stats: dict[str, Any],
+    pool: list | None = None,
 ) -> _RoundResult:
     """Solve P(rho) once; the placement it finds, or its status."""
     begin = time.perf_counter()
-    pruned = _levels(inst, rho, fixed, fluid_levels)
     record: dict[str, Any] = {"rho": rho}
     stats["rounds"].append(record)
+    if pool is not None:
+        return _pattern_round(inst, rho, solver, deadline, fixed, symmetry, workers, hint, pool, record, begin)
+    pruned = _levels(inst, rho, fixed, fluid_levels)
     if pruned is None:
         record.update(status="infeasible", why="no instance count sustains rho", seconds=time.perf_counter() - begin)
         return _RoundResult("infeasible", None)
@@ -243,15 +265,66 @@ def _round(
     return _RoundResult(run.status, None, run.message)
 
 
-def _warm_start(inst: ThroughputInstance) -> Counts | None:
+def _pattern_round(
+    inst: ThroughputInstance,
+    rho: float,
+    solver: str,
+    deadline: float | None,
+    fixed: dict[int, int] | None,
+    symmetry: bool,
+    workers: int,
+    hint: Counts | None,
+    pool: list,
+    record: dict[str, Any],
+    begin: float,
+) -> _RoundResult:
+    """P(rho) in pattern form (:mod:`.patterns`)."""
+    ranges = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
+    if fixed is not None:
+        ranges = [(max(lo, fixed[c]), min(hi, fixed[c])) for c, (lo, hi) in enumerate(ranges)]
+    pm = patterns.pattern_model(inst, rho, ranges, pool)
+    record["patterns"] = pm.n_patterns
+    if any(len(x) == 0 for x in pm.counts):
+        record.update(status="infeasible", why="a component has no pattern at rho", seconds=time.perf_counter() - begin)
+        return _RoundResult("infeasible", None)
+    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+    if solver == "cpsat":
+        form = patterns.build_cpsat(inst, pm, symmetry, hint)
+        run, cp = run_cpsat(form.model, "max", left, SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS)
+        counts = patterns.decode_cpsat(form, pm, cp) if run.objective is not None else None
+    else:
+        matrix = patterns.build_matrix(inst, pm, symmetry)
+        record.update(matrix.model.size())
+        if solver == "highs":
+            highs = matrix.model.to_highs()
+            for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+                highs.setOptionValue(option, FEASIBILITY)
+            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
+            values = list(highs.getSolution().col_value) if run.objective is not None else None
+        else:
+            pyomo_model = matrix.model.to_pyomo()
+            run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
+            values = pyomo_values(pyomo_model) if run.objective is not None else None
+        counts = patterns.decode_matrix(matrix, pm, values) if values is not None else None
+    record.update(status=run.status, seconds=time.perf_counter() - begin)
+    if counts is not None:
+        record["rate"] = rate(inst, counts)
+        return _RoundResult("feasible", counts)
+    return _RoundResult(run.status, None, run.message)
+
+
+def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None]:
+    """hetero_greedy's placement improved by block ascent (:func:`.polish.reinsert`), and the greedy rate."""
     from heuristics.throughput import hetero_greedy
     from odrp.problems.throughput import evaluate_counts, parse_solution
 
     outcome = hetero_greedy(inst)
     if outcome.solution is None:
-        return None
+        return None, None
     counts = parse_solution(inst, outcome.solution)
-    return counts if evaluate_counts(inst, counts).feasible else None
+    if not evaluate_counts(inst, counts).feasible:
+        return None, None
+    return polish.reinsert(inst, counts), rate(inst, counts)
 
 
 def _outcome(
