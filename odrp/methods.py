@@ -32,7 +32,9 @@ def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
             "kinds": [k for k in KINDS if kind in (None, k)],
             "description": "exact optimum (MILP): --solver "
             + "|".join(sorted({s for k in KINDS.values() for s in k.solvers}))
-            + "; formulations per kind: "
+            + " (default: "
+            + ", ".join(f"{k.name} {k.default_solver}" for k in KINDS.values() if k.default_solver != "highs")
+            + ", else highs); formulations per kind: "
             + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
         }
     }
