@@ -11,7 +11,8 @@ time limit. Both must prove the same optimum (the script says if not). Each run 
 seconds and in CPU seconds of this process and its children (CBC runs as a child process); the
 solver's own wall seconds (``method_stats.solve_s``) are recorded too, since a warm start can only
 shorten that part (route tables, model building and cut separation come first). Rows go to a
-JSON-lines file as they come and a rerun resumes. Tables (markdown): per kind, set and solver the
+JSON-lines file as they come and a rerun resumes. Tables (markdown), over the instances whose cold
+solve took 1-60 CPU s (``--band``; easier ones time mostly noise): per kind, set and solver the
 geometric mean and median of cold / warm, in CPU and wall seconds, and including the heuristic's
 own time; per instance the cold and warm times and whether the solver's log shows it took the start.
 
@@ -206,7 +207,11 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--rows", default="warm-start-rows.jsonl", help="JSON-lines file of rows (resumed)")
     parser.add_argument("--tables-only", action="store_true")
+    parser.add_argument(
+        "--band", default="1,60", help="tabulate only instances whose cold solve took LO,HI CPU s (default 1,60)"
+    )
     args = parser.parse_args()
+    low, high = (float(x) for x in args.band.split(","))
     kinds, solvers = args.kinds.split(","), args.solvers.split(",")
     wanted = {(k, s) for k in kinds for s in STUDIES[k].sets if args.sets is None or s in args.sets.split(",")}
     rows_path = Path(args.rows)
@@ -227,7 +232,9 @@ def main() -> None:
                         f"warm {row['warm_cpu_s']:.2f} CPU s (load {row['load_average']:.1f})",
                         flush=True,
                     )
-    rows = [r for r in rows if (r["kind"], r["set"]) in wanted and r["solver"] in solvers]
+    measured = [r for r in rows if (r["kind"], r["set"]) in wanted and r["solver"] in solvers]
+    rows = [r for r in measured if low <= r["cold_cpu_s"] <= high]
+    print(f"\n{len(rows)} of {len(measured)} rows have a cold solve of {low:g}-{high:g} CPU s; the tables show those")
     loads = [r["load_average"] for r in rows if "load_average" in r]
     if loads:
         print(f"\nload average (1 min) during the rows: {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores")
