@@ -517,7 +517,7 @@ def symmetric_representative(inst: LatencyInstance, assignment: list[int]) -> li
 def set_start(m: pyo.ConcreteModel, inst: LatencyInstance, solution: dict[str, Any]) -> None:
     """Give x and y their values at the placement of ``solution`` (the warm-start contract).
 
-    The placement is first replaced by its :func:`symmetric_representative`; x[i,u] = 1 for u its
+    The placement is first replaced by its :func:`symmetric_representative`; x[i,u] = 1 for u the
     supervisor of i, y[u] = 1 for the supervisors it uses, every other x and y 0. The continuous
     variables (cuts, co-location, latencies) are left to the solver.
     """
