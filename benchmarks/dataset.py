@@ -16,7 +16,10 @@ Columns: ``instance_id, study, instance_name, generator, file, params`` (canonic
 instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solver, options, repeat,
 status, objective, bound, solver_gap`` (the solver's own incumbent/bound gap), ``optimum,
 optimum_status, gap`` (:mod:`benchmarks.optimum`), ``runtime_s, time_limit, verified, message,
-metrics, method_stats, solution`` (JSON), ``package_version, solver_version``.
+metrics, method_stats, solution`` (JSON), ``package_version, solver_version``, and ``warm_start,
+warm_start_objective``: on an exact row of a ``warm_start: best_heuristic`` study, the heuristic run
+whose solution was the MIP start (``method`` or ``method#repeat``) and its objective (else null;
+rows from before these columns existed have none: :func:`read` gives null there).
 
 Files are written whole and renamed into place (a hidden temporary name first), so a killed run
 leaves complete files only: at most the instances in flight are lost. An instance's file is its
@@ -77,8 +80,12 @@ TAIL = [
     ("solution", pa.string()),
     ("package_version", pa.string()),
     ("solver_version", pa.string()),
+    ("warm_start", pa.string()),
+    ("warm_start_objective", pa.float64()),
 ]
 JSON_COLUMNS = ("params", "options", "metrics", "method_stats", "solution")
+OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective")
+"""Columns a row may leave out (null): only exact rows of warm-started studies fill them."""
 PARAM_PREFIX = "param_"
 
 
@@ -131,7 +138,8 @@ def to_table(rows: list[dict[str, Any]], table_schema: pa.Schema) -> pa.Table:
         elif f.name in JSON_COLUMNS:
             columns[f.name] = [_json(row[f.name]) for row in rows]
         else:
-            columns[f.name] = [_finite(row[f.name]) if f.type == pa.float64() else row[f.name] for row in rows]
+            values = [row.get(f.name) if f.name in OPTIONAL_COLUMNS else row[f.name] for row in rows]
+            columns[f.name] = [_finite(v) if f.type == pa.float64() else v for v in values]
     return pa.table(columns, schema=table_schema)
 
 

@@ -18,6 +18,7 @@ A grid file (paths are relative to the grid file)::
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
+        warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
       - name: files
         problem: odrp
         instances: ../instances/debs2015/*.json     # a glob instead of generator/params/seeds
@@ -28,6 +29,10 @@ first 16 hex digits of the SHA-256 of the canonical JSON of (problem, generator,
 writes integral floats as integers, so ``rate: 20`` and ``rate: 20.0`` are one instance; the id
 never depends on the study, the grid file or the process. An instance that two studies both expand
 to runs once if the studies plan the same runs for it, and is an error otherwise.
+
+``warm_start: best_heuristic`` (default: none) makes each instance's exact solvers take the best
+verified heuristic solution of the instance as a MIP start (:mod:`benchmarks.task` runs the
+heuristics first); the study must then run an exact solver and at least one heuristic.
 
 Bad grids raise :class:`odrp.errors.InputError` naming the grid file and the field
 (``studies[1].params.rates``), which the CLI prints as one line with exit code 2.
@@ -45,7 +50,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
@@ -73,6 +78,7 @@ class StudySpec(BaseModel):
     time_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
     options: dict[str, dict[str, Any]] = {}
+    warm_start: Literal["best_heuristic"] | None = None
 
 
 class GridSpec(BaseModel):
@@ -119,10 +125,12 @@ class InstanceTask:
     mip_gap: float
     options: dict[str, dict[str, Any]]
     plugins: tuple[str, ...] = ()
+    warm_start: str | None = None
+    """``best_heuristic``: the exact runs start from the best verified heuristic solution."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
-        return (self.runs, self.time_limit, self.mip_gap, canonical_json(self.options))
+        return (self.runs, self.time_limit, self.mip_gap, canonical_json(self.options), self.warm_start)
 
 
 @dataclass
@@ -237,6 +245,14 @@ def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tupl
     kind = KINDS[study.problem]
     runs = _runs(study, kind, where, source)
     options = _options(study, kind, where, source)
+    if study.warm_start is not None:
+        methods = {run.method for run in runs}
+        require(
+            "exact" in methods and len(methods) > 1,
+            source,
+            f"{where}.warm_start",
+            "a study with an exact solver and at least one heuristic (the start comes from a heuristic)",
+        )
     common = {
         "study": study.name,
         "problem": kind.name,
@@ -245,6 +261,7 @@ def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tupl
         "mip_gap": study.mip_gap,
         "options": options,
         "plugins": plugins,
+        "warm_start": study.warm_start,
     }
     require(
         (study.generator is None) != (study.instances is None),

@@ -10,6 +10,15 @@ Runs inside the Spark workers (and anywhere else: it needs no Spark). For an
    solution): each exact solver, then each heuristic and repeat, with ``seed = repeat``;
 4. finds the optimum among the exact rows and gives every row its gap (:mod:`benchmarks.optimum`).
 
+**Warm starts** (``warm_start: best_heuristic`` in the study): the heuristics run first, then each
+exact solver gets the best verified heuristic solution of the instance (:func:`best_start`) as its
+MIP start. Both sides of the dependency live in this one task (one task per instance), so Spark needs
+no second stage and no shuffle, and the start never leaves the worker. The exact row records the
+start in ``warm_start`` (the heuristic run) and ``warm_start_objective``, and what the solver did
+with it in ``method_stats.warm_start``; its ``runtime_s`` is the exact solve's own (the heuristic's
+time is in the heuristic's row). With no verified heuristic solution the exact solve runs cold and
+its message says so. Rows keep the plan's order either way.
+
 A method that raises gives a row with ``status: error`` and the exception as its message; it never
 stops the other methods. An instance that cannot be built gives an error row for every planned run.
 Nothing here knows a problem kind: it uses ``KINDS[problem]`` (generators, load, sense, size,
@@ -24,6 +33,7 @@ import os
 import socket
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import odrp
@@ -89,7 +99,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         message = f"instance: {_describe(error)}"
         rows = [_error_row(base, task, run, message, 0.0) for run in task.runs]
         return _outcome(task, rows, start)
-    rows = [_run(kind, instance, task, run, base) for run in task.runs]
+    rows = _run_all(kind, instance, task, base)
     optimum = best_proven(rows, kind.sense, task.mip_gap)
     for row in rows:
         row["optimum"] = optimum.value
@@ -130,9 +140,61 @@ def _instance_columns(task: InstanceTask) -> dict[str, Any]:
     }
 
 
-def _run(kind: Any, instance: Any, task: InstanceTask, run: Run, base: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class WarmStart:
+    """The heuristic solution an instance's exact runs start from."""
+
+    label: str
+    """The heuristic run it came from: ``method``, or ``method#repeat`` when the method ran repeatedly."""
+    objective: float
+    solution: dict[str, Any]
+
+
+def best_start(rows: list[dict[str, Any]], sense: str, runs: tuple[Run, ...]) -> WarmStart | None:
+    """The best verified heuristic solution among ``rows`` (the first of equals, in plan order), or None."""
+    usable = [
+        r
+        for r in rows
+        if r["method"] != "exact"
+        and r["verified"]
+        and r["status"] in ("feasible", "optimal")
+        and r["objective"] is not None
+        and r["solution"] is not None
+    ]
+    if not usable:
+        return None
+    best = (max if sense == "max" else min)(usable, key=lambda r: r["objective"])
+    repeated = sum(run.method == best["method"] for run in runs) > 1
+    label = f"{best['method']}#{best['repeat']}" if repeated else best["method"]
+    return WarmStart(label, float(best["objective"]), best["solution"])
+
+
+def _run_all(kind: Any, instance: Any, task: InstanceTask, base: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every planned run's row, in plan order; with a warm start the heuristics run first."""
+    if task.warm_start is None:
+        return [_run(kind, instance, task, run, base) for run in task.runs]
+    heuristics = {run.key: _run(kind, instance, task, run, base) for run in task.runs if run.method != "exact"}
+    sense = getattr(instance, "sense", kind.sense)
+    start = best_start(list(heuristics.values()), sense, task.runs)
+    exact = {
+        run.key: _run(kind, instance, task, run, base, start, warm=True) for run in task.runs if run.method == "exact"
+    }
+    return [{**heuristics, **exact}[run.key] for run in task.runs]
+
+
+def _run(
+    kind: Any,
+    instance: Any,
+    task: InstanceTask,
+    run: Run,
+    base: dict[str, Any],
+    start: WarmStart | None = None,
+    warm: bool = False,
+) -> dict[str, Any]:
+    """One run's row; ``warm``: an exact run of a warm-started study, from ``start`` (None: cold)."""
     options = dict(task.options.get(run.method, {}))
-    start = time.perf_counter()
+    origin = {"warm_start": start.label, "warm_start_objective": start.objective} if start is not None else {}
+    begin = time.perf_counter()
     try:
         if run.method == "exact":
             formulation = options.pop("formulation", None)
@@ -145,6 +207,7 @@ def _run(kind: Any, instance: Any, task: InstanceTask, run: Run, base: dict[str,
                 time_limit=task.time_limit,
                 mip_gap=task.mip_gap,
                 options=options,
+                warm_start=start.solution if start is not None else None,
             )
             options = task.options.get("exact", {})
         else:
@@ -152,10 +215,15 @@ def _run(kind: Any, instance: Any, task: InstanceTask, run: Run, base: dict[str,
                 kind, instance, run.method, time_limit=task.time_limit, seed=run.repeat, options=options
             )
     except Exception as error:  # a failing method is a row, never the end of the study
-        return _error_row(base, task, run, _describe(error), time.perf_counter() - start)
+        return {**_error_row(base, task, run, _describe(error), time.perf_counter() - begin), **origin}
     out = result.to_dict()
     metrics = dict(out["metrics"])
     stats = metrics.pop("method_stats", {})
+    message = out["message"]
+    if start is not None:
+        stats["warm_start"] = {**stats.get("warm_start", {}), "source": start.label}
+    elif warm:
+        message = "; ".join(m for m in (message, "warm start: no verified heuristic solution, solved cold") if m)
     return {
         **base,
         "method": run.method,
@@ -168,11 +236,13 @@ def _run(kind: Any, instance: Any, task: InstanceTask, run: Run, base: dict[str,
         "solver_gap": out["gap"],
         "runtime_s": out["runtime_s"],
         "verified": out["verified"],
-        "message": out["message"],
+        "message": message,
         "metrics": metrics,
         "method_stats": stats,
         "solution": out["solution"],
         "solver_version": out["solver"],
+        "warm_start": origin.get("warm_start"),
+        "warm_start_objective": origin.get("warm_start_objective"),
     }
 
 
@@ -197,6 +267,8 @@ def _error_row(base: dict[str, Any], task: InstanceTask, run: Run, message: str,
         "method_stats": {},
         "solution": None,
         "solver_version": None,
+        "warm_start": None,
+        "warm_start_objective": None,
     }
 
 

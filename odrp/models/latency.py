@@ -53,6 +53,11 @@ Further valid inequalities (none removes an optimal placement)
   (supervisors) are then both in decreasing lexicographic order, which every orbit of placements
   contains (the lexicographically largest member), so the two orderings are compatible.
 
+**Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
+symmetry rows admit only one member of each orbit of placements, so the start is first moved, within
+its orbit (same score, which the evaluator confirms), to a member they admit
+(:func:`symmetric_representative`).
+
 The alternatives measured in ``benchmarks/latency.py`` are :class:`Options`: per-edge latency from
 both ends, pairwise, or by supervisor-pair flows (a transport plan per edge that defines its cut and
 its latency together); the single-row cut; all triangle rows at once; bounds from the triangle
@@ -73,9 +78,9 @@ import numpy as np
 import pyomo.environ as pyo
 
 from odrp.errors import InputError
-from odrp.models import ExactOutcome, model_size
+from odrp.models import ExactOutcome, checked_start, clear_values, model_size, warm_start_stats
 from odrp.problems.base import require
-from odrp.problems.latency import LatencyInstance, solution_json
+from odrp.problems.latency import LatencyInstance, evaluate, evaluate_assignment, parse_solution, solution_json
 from odrp.result import relative_gap
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.solvers import solve as run_solver
@@ -478,18 +483,74 @@ def assignment(model: pyo.ConcreteModel, inst: LatencyInstance) -> list[int]:
     return [max(range(inst.n_supervisors), key=lambda u: pyo.value(model.x[i, u])) for i in range(inst.n_operators)]
 
 
+def symmetric_representative(inst: LatencyInstance, assignment: list[int]) -> list[int]:
+    """A placement of the same orbit as ``assignment`` that the symmetry rows of :func:`build` admit.
+
+    The rows ask (a) twins i < i' to sit on supervisors p(i) <= p(i') and (b) consecutive
+    interchangeable supervisors u < v to be used in order of their first operator (v unused, or
+    its first operator after u's). Sorting the supervisors of each twin class gives (a), relabelling
+    each class of interchangeable supervisors by first operator gives (b); each step that changes the
+    placement makes the sequence (p(0), ..., p(n-1)) lexicographically smaller, so alternating them
+    ends, at a placement that both leave unchanged.
+    """
+    p = list(assignment)
+    twins = twin_groups(inst)
+    supervisors = interchangeable_supervisors(inst)
+    changed = True
+    while changed:
+        changed = False
+        for group in twins:
+            ordered = sorted(p[i] for i in group)
+            if [p[i] for i in group] != ordered:
+                for i, u in zip(group, ordered, strict=True):
+                    p[i] = u
+                changed = True
+        for group in supervisors:
+            first = {u: next((i for i, v in enumerate(p) if v == u), len(p)) for u in group}
+            relabel = dict(zip(sorted(group, key=first.__getitem__), group, strict=True))
+            if any(relabel[u] != u for u in group):
+                p = [relabel.get(u, u) for u in p]
+                changed = True
+    return p
+
+
+def set_start(m: pyo.ConcreteModel, inst: LatencyInstance, solution: dict[str, Any]) -> None:
+    """Give x and y their values at the placement of ``solution`` (the warm-start contract).
+
+    The placement is first replaced by its :func:`symmetric_representative`; x[i,u] = 1 for u the
+    supervisor of i, y[u] = 1 for the supervisors it uses, every other x and y 0. The continuous
+    variables (cuts, co-location, latencies) are left to the solver.
+    """
+    given = parse_solution(inst, solution, "warm start")
+    require(all(u is not None for u in given), "warm start", "assignment", "a supervisor for every operator")
+    p = symmetric_representative(inst, [u for u in given if u is not None])
+    before, after = evaluate_assignment(inst, given), evaluate_assignment(inst, p)
+    same = after.feasible and math.isclose(after.objective, before.objective, rel_tol=1e-12, abs_tol=1e-15)
+    if not same:  # the symmetries leave every score unchanged: a bug if not
+        raise AssertionError(f"symmetric representative scores {after.objective}, the start {before.objective}")
+    clear_values(m)
+    for i, u in enumerate(p):
+        m.x[i, u].set_value(1)
+        m.y[u].set_value(1)
+
+
 def solve(
     inst: LatencyInstance,
     solver: str = DEFAULT_SOLVER,
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
+    warm_start: dict[str, Any] | None = None,
     **switches: Any,
 ) -> ExactOutcome:
-    """Solve exactly; ``switches`` are fields of :class:`Options` (``odrp solve --param cut=max``)."""
+    """Solve exactly; ``switches`` are fields of :class:`Options` (``odrp solve --param cut=max``).
+
+    ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (:func:`set_start`).
+    """
     known = Options.__dataclass_fields__
     unknown = sorted(set(switches) - set(known))
     require(not unknown, "command line", "--param", f"model options among {', '.join(known)}; got {unknown}")
     options = Options(**switches)
+    start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     try:
         model = build(inst, options)
@@ -504,8 +565,10 @@ def solve(
     if incumbent is not None:
         score, _ = incumbent
         model.cutoff = pyo.Constraint(expr=model.objective.expr <= model.scale * score * (1 + 1e-7) + 1e-9)
+    if warm_start is not None:  # after the separation, whose LP solves load values into the model
+        set_start(model, inst, warm_start)
     remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - start))
-    raw = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap)
+    raw = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap, warm_start=warm_start is not None)
     run = _unscaled(raw, model.scale)
     solution = solution_json(inst, assignment(model, inst)) if run.has_solution else None
     if incumbent is not None and solution is None and run.status == "time_limit":
@@ -520,6 +583,11 @@ def solve(
         **dataclasses.asdict(options),
         **model_size(model),
     }
+    if start_objective is not None:
+        report = warm_start_stats(start_objective, raw)
+        if report["solver_objective"] is not None:  # the solver's log reads the scaled objective
+            report["solver_objective"] /= model.scale
+        stats["warm_start"] = report
     return ExactOutcome(run, solution, stats)
 
 
@@ -540,4 +608,4 @@ def _unscaled(run: SolverRun, scale: float) -> SolverRun:
     return dataclasses.replace(run, objective=back(run.objective), bound=back(run.bound))
 
 
-__all__ = ["Options", "build", "solve", "solver_version"]
+__all__ = ["Options", "build", "set_start", "solve", "solver_version", "symmetric_representative"]

@@ -22,6 +22,11 @@ With x integral exactly one server of each stage carries the unit flow, so y is 
 continuous. Servers that cannot be reached from the source or cannot reach the sink through the
 stages are removed first; if none is left the instance is infeasible without a solver call (an
 infeasible instance is a Result). The solution's paths are the routes behind the chosen arcs.
+
+**Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x at the start's servers. The
+solver completes y by the cheapest arcs, so the start it reports costs sum_p D_p over the start's
+chain of servers, which is at most the evaluator's cost of the start's own paths (equal when they
+are least-cost routes).
 """
 
 from __future__ import annotations
@@ -32,8 +37,8 @@ from typing import Any
 import numpy as np
 import pyomo.environ as pyo
 
-from odrp.models import ExactOutcome, model_size
-from odrp.problems.pathmap import PathmapInstance, solution_json
+from odrp.models import ExactOutcome, checked_start, clear_values, model_size, warm_start_stats
+from odrp.problems.pathmap import PathmapInstance, evaluate, parse_solution, solution_json
 from odrp.problems.pathmap_routes import Routes, pair_routes
 from odrp.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.solvers import solve as run_solver
@@ -115,13 +120,31 @@ def mapping(model: pyo.ConcreteModel, inst: PathmapInstance, tables: list[Routes
     return solution_json(inst, tuple(nodes), paths)
 
 
+def set_start(model: pyo.ConcreteModel, inst: PathmapInstance, solution: dict[str, Any]) -> None:
+    """Give x its values at the mapping of ``solution`` (the warm-start contract of :mod:`odrp.models`).
+
+    x[i, u] = 1 for the server u of component i, every other x 0; the flow y is left to the solver.
+    A feasible mapping's servers are all in the stages (its own paths connect them within the
+    bandwidth and hop limits), so each x[i, u] it names exists.
+    """
+    nodes, _ = parse_solution(inst, solution, "warm start")
+    clear_values(model)
+    for i, u in enumerate(nodes):
+        model.x[i, u].set_value(1)
+
+
 def solve(
     inst: PathmapInstance,
     solver: str = DEFAULT_SOLVER,
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
+    warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
-    """The proven least-cost mapping, or ``infeasible``."""
+    """The proven least-cost mapping, or ``infeasible``.
+
+    ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (:func:`set_start`).
+    """
+    start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     tables = pair_routes(inst)
     layers = stages(inst, tables)
@@ -139,8 +162,12 @@ def solve(
         return ExactOutcome(run, None, {"routes_s": routes_s, "arcs": 0})
     start = time.perf_counter()
     model = build(inst, tables, layers)
+    if warm_start is not None:
+        set_start(model, inst, warm_start)
     build_s = time.perf_counter() - start
-    run = run_solver(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap)
+    run = run_solver(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm_start is not None)
     solution = mapping(model, inst, tables) if run.has_solution else None
     stats = {"routes_s": routes_s, "build_s": build_s, "solve_s": run.runtime_s, **model_size(model)}
+    if start_objective is not None:
+        stats["warm_start"] = warm_start_stats(start_objective, run)
     return ExactOutcome(run, solution, stats)
