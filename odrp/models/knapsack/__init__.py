@@ -10,11 +10,15 @@ knapsacks) or ``auto`` (patterns when they pay, see :func:`_model`). Options (``
 measured: they cut QMKP's LP bound by a fifth but leave QKP's unchanged on most Billionnet-Soutif
 instances and slow its LPs), ``symmetry`` (true | false), ``merge_identical`` (identical items of
 pair-free kinds as one class; true | false), ``tighten`` (reduced capacities and the surrogate
-bound cut of :mod:`.bounds`; true | false) and ``search_start`` (true | false): a greedy and local
-search (:mod:`.search`, a tenth of the time limit, at most 5 s) first; the model gets the row
-objective >= its value, and a time-limited solver that finds nothing as good returns its solution
-(the bound stays the solver's). On the Billionnet-Soutif QKP it reaches the best known value in
-0.3 s where HiGHS alone ended 60 s runs 38% below it.
+bound cut of :mod:`.bounds`; true | false) and ``search_start`` (true | false; default: true for the
+kinds with pair profits, qkp, qmkp and qm3dkp): a greedy and local search (:mod:`.search`, a tenth
+of the time limit, at most 5 s) first; the model gets the row objective >= its value, and a
+time-limited solver that finds nothing as good returns its solution (the bound stays the solver's).
+On the Billionnet-Soutif QKP it reaches the best known value in 0.3 s where HiGHS alone ended 60 s
+runs 38% below it. Without pair profits HiGHS finds good solutions by itself and the search only
+costs time: gap8 #1 and #2 (OR-Library) took 2.5 and 1.2 CPU s with it, 0.5 and 0.45 without; on
+9 Dell'Amico et al. MKP instances the solved ones took about as long or longer with it (0.29 / 0.18,
+5.6 / 4.9, 2.4 / 1.9, 0.90 / 1.13 CPU s with / without) and one more stayed unsolved in 60 s.
 
 **Warm start** (``warm_start``: a feasible solution JSON of the kind, ``odrp solve --warm-start
 FILE|METHOD``; the contract of :mod:`odrp.models`): it takes the place of the search start (the
@@ -59,7 +63,7 @@ def solve(
     symmetry: bool = True,
     merge_identical: bool = True,
     tighten: bool = True,
-    search_start: bool = True,
+    search_start: bool | None = None,
     warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result.
@@ -80,7 +84,8 @@ def solve(
     if warm_start is not None:
         incumbent = counts_of_solution(instance, family, warm_start, "warm start")
     else:
-        incumbent = search.warm_start(family, _search_seconds(time_limit)) if search_start else None
+        searched = family.n_pairs > 0 if search_start is None else bool(search_start)
+        incumbent = search.warm_start(family, _search_seconds(time_limit)) if searched else None
     floor = None
     if incumbent is not None:
         value = family.objective(incumbent)
