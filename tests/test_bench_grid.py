@@ -160,7 +160,7 @@ BAD = [
     ("studies: [{name: a, problem: odrp, generator: random, exact: [gurobi]}]", "studies[0].exact[0]", "highs"),
     ("studies: [{name: a, problem: odrp, generator: random, methods: [nope]}]", "studies[0].methods[0]", ""),
     (
-        "studies: [{name: a, problem: odrp, generator: random, methods: [storm_default]}]",
+        "studies: [{name: a, problem: odrp, generator: random, methods: [greedy]}]",
         "studies[0].methods[0]",
         "solves odrp",
     ),
