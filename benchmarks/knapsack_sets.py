@@ -6,10 +6,11 @@
 Prints markdown: one row per set (instances, solved to proven optimality, published optima
 reproduced, best-known values reached, mean and largest wall and process CPU seconds per instance
 (on a shared machine the CPU seconds are the better guide to a quiet machine's wall time), largest
-gap left), and for the R-Storm instances one row per instance with the optimum and the gap of every scheduler to it. The published
-sets are read from ``--root`` (default ``../shared/external`` next to the repository, or
-``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a message. The R-Storm instances
-come from ``instances/rstorm``. The machine's load (``os.getloadavg``) is printed with the tables.
+gap left), and for the R-Storm instances one row per instance with the optimum and the gap of
+every scheduler to it. The published sets are read from ``--root`` (default ``../shared/external``
+next to the repository, or ``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a
+message. The R-Storm instances come from ``instances/rstorm``. The machine's load
+(``os.getloadavg``) is printed with the tables.
 """
 
 from __future__ import annotations
