@@ -182,6 +182,8 @@ def rstorm_table(args: argparse.Namespace) -> str:
             f"| {path.stem} | {kind.size(instance)} | {exact.status} | {_num(exact.objective)} | "
             f"{exact.runtime_s:.1f} | {cpu:.1f} | " + " | ".join(cells) + " |"
         )
+        if args.detail:
+            print("    " + lines[-1], file=sys.stderr, flush=True)
     return "\n".join(lines)
 
 
