@@ -109,3 +109,4 @@ def test_cli_warm_start_from_local_search_and_a_bad_start(run_cli, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"assignment": [0, 0, 0]}))  # load 3 + 2 + 2 = 7 > 4
     one_line_error(run_cli("solve", str(mkp), "--warm-start", str(bad)), "warm start", "feasible")
+    one_line_error(run_cli("solve", str(mkp), "--param", "warm_start=false"), "--param warm_start", "search_start")

@@ -36,6 +36,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from odrp.errors import InputError
 from odrp.models import ExactOutcome, checked_start, model_size, warm_start_stats
 from odrp.models.knapsack import bounds, milp, patterns, search
 from odrp.models.knapsack.family import Family
@@ -73,9 +74,10 @@ def solve(
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
     if linearisation not in ("standard", "glover"):
-        raise ValueError(f"linearisation: expected standard or glover, got {linearisation!r}")
+        raise InputError("command line", "--param linearisation", f"standard or glover, got {linearisation!r}")
     if warm_start is not None and not isinstance(warm_start, dict):
-        raise ValueError("warm_start: expected a solution JSON (the built-in search start is search_start)")
+        expected = "a solution given by --warm-start FILE|METHOD (the built-in search is --param search_start)"
+        raise InputError("command line", "--param warm_start", expected)
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     family = family_of(instance, merge_identical=bool(merge_identical))
@@ -152,7 +154,7 @@ def _evaluator(instance: Any):
 
 
 def _search_seconds(time_limit: float | None) -> float:
-    """A tenth of the time limit, at most 5 s, for the warm start."""
+    """A tenth of the time limit, at most 5 s, for the search start."""
     return 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
 
 
