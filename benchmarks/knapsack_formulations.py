@@ -153,7 +153,7 @@ def warm_sample(root: Path) -> list[tuple[str, Any]]:
     qkp = ("jeu_100_25_4.txt", "jeu_100_25_7.txt")
     return [
         ("gap gap12 #1 (min)", published(root, "gap_orlib", "orlib-gap", "gap12.txt", sense="min")),
-        *((f"mkp {n[7:30]}", published(root, "mkp_dellamico_small", "dellamico-mkp", n)) for n in mkp),
+        *((f"mkp {n[7:-4]}", published(root, "mkp_dellamico_small", "dellamico-mkp", n)) for n in mkp),
         *((f"qkp {n}", published(root, "qkp_billionnet_soutif", "bs-qkp", n)) for n in qkp),
         *((f"qmkp 20 x 3 seed {s}", KINDS["qmkp"].load(gen.qmkp(seed=s, items=20, knapsacks=3), "g")) for s in (1, 2)),
         *((f"qm3dkp {n}", rstorm(n)) for n in ("pageload-computation", "processing-network")),
