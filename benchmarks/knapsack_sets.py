@@ -4,12 +4,13 @@
                                        [--solver highs|cbc|cpsat] [--limit N] [--every K] [--detail]
 
 Prints markdown: one row per set (instances, solved to proven optimality, published optima
-reproduced, best-known values reached, wall and process CPU seconds per instance (on a shared machine
-the CPU seconds are the better guide to a quiet machine's wall time), largest gap left), and for the R-Storm
-instances one row per instance with the optimum and the gap of every scheduler to it. The published
-sets are read from ``--root`` (default ``../shared/external`` next to the repository, or
-``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a message. The R-Storm instances
-come from ``instances/rstorm``. The machine's load (``os.getloadavg``) is printed with the tables.
+reproduced, best-known values reached, mean and largest wall and process CPU seconds per instance
+(on a shared machine the CPU seconds are the better guide to a quiet machine's wall time), largest
+gap left), and for the R-Storm instances one row per instance with the optimum and the gap of
+every scheduler to it. The published sets are read from ``--root`` (default ``../shared/external``
+next to the repository, or ``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a
+message. The R-Storm instances come from ``instances/rstorm``. The machine's load
+(``os.getloadavg``) is printed with the tables.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def run_set(spec: PublishedSet, root: Path, args: argparse.Namespace) -> Row:
         if args.detail:
             print(
                 f"    {data['name']} ({sense}): {result.status} {result.objective} bound {result.bound} "
-                f"published {value} ({status}) {result.runtime_s:.2f} s, cpu {row.cpu[-1]:.2f} s",
+                f"published {value} ({status}) {result.runtime_s:.2f} s, cpu {row.cpu[-1]:.2f} s"
+                + ("" if result.verified else ", NOT VERIFIED"),
                 file=sys.stderr,
                 flush=True,
             )
@@ -148,8 +150,8 @@ def summary(row: Row) -> str:
     return (
         f"| {row.name} | {len(runs)} | {len(solved)} | {reproduced}/{len(optimal_rows)}"
         + (f" ({wrong} WRONG)" if wrong else "")
-        + f" | {proven_ok} proven, {bound_ok} bounded / {len(known)} | {statistics.median(times):.2f} | "
-        f"{max(times):.2f} | {statistics.median(row.cpu):.2f} | {max(row.cpu):.2f} | "
+        + f" | {proven_ok} proven, {bound_ok} bounded / {len(known)} | {statistics.mean(times):.2f} | "
+        f"{max(times):.2f} | {statistics.mean(row.cpu):.2f} | {max(row.cpu):.2f} | "
         f"{sum(c < 1 for c in row.cpu)} | {max(gaps) if gaps else 0:.2%} | {unverified} |"
         if runs
         else f"| {row.name} | 0 | | | | | | | | | | |"
@@ -157,7 +159,7 @@ def summary(row: Row) -> str:
 
 
 HEADER = (
-    "| set | instances | proven optimal | = published optimum | >= best known | median s | max s | median cpu s "
+    "| set | instances | proven optimal | = published optimum | >= best known | mean s | max s | mean cpu s "
     "| max cpu s | cpu < 1 s | largest gap left | unverified |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
@@ -180,6 +182,8 @@ def rstorm_table(args: argparse.Namespace) -> str:
             f"| {path.stem} | {kind.size(instance)} | {exact.status} | {_num(exact.objective)} | "
             f"{exact.runtime_s:.1f} | {cpu:.1f} | " + " | ".join(cells) + " |"
         )
+        if args.detail:
+            print("    " + lines[-1], file=sys.stderr, flush=True)
     return "\n".join(lines)
 
 

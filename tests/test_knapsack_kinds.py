@@ -164,8 +164,8 @@ def test_other_solvers_agree_with_brute_force(kind, solver):
         {"formulation": "patterns"},
         {"formulation": "compact", "options": {"linearisation": "glover", "capacity_cuts": False}},
         {"formulation": "compact", "options": {"symmetry": False, "tighten": False}},
-        {"formulation": "compact", "options": {"warm_start": False, "capacity_cuts": True}},
-        {"formulation": "patterns", "options": {"warm_start": False}},
+        {"formulation": "compact", "options": {"search_start": False, "capacity_cuts": True}},
+        {"formulation": "patterns", "options": {"search_start": False}},
     ],
 )
 def test_formulations_agree_with_brute_force(kind, options):

@@ -42,6 +42,18 @@ def solution_of(instance: Any, family: Family, counts: np.ndarray) -> dict[str, 
     return classic.solution_json([where.get(j) for j in range(instance.n_items)])
 
 
+def counts_of_solution(instance: Any, family: Family, solution: dict[str, Any], source: str) -> np.ndarray:
+    """The counts of ``family`` at a solution JSON of the kind (the inverse of :func:`solution_of`)."""
+    if isinstance(instance, qm3dkp.Qm3dkpInstance):
+        node = {name: k for k, name in enumerate(family.knapsacks)}
+        placed = qm3dkp.parse_solution(instance, solution, source)
+        where: dict[Hashable, int] = {task: node[n] for task, n in placed.items() if n is not None}
+    else:
+        items = classic.parse_assignment(instance, solution, source)
+        where = {j: k for j, k in enumerate(items) if k is not None}
+    return family.counts_of(where)
+
+
 # ------------------------------------------------------------------------------- classic kinds
 
 

@@ -60,6 +60,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.expr.numvalue import is_constant
 
+from odrp.models import clear_values
 from odrp.models.knapsack.family import Family
 from odrp.solvers import integer_scale
 
@@ -119,6 +120,7 @@ class _Builder:
         self.objective_terms: list = []
         self.aux_domain = pyo.NonNegativeIntegers if options.integer_auxiliaries else pyo.NonNegativeReals
         self.products: list[_Product] = []
+        self.glover_rows: dict[tuple[int, int], list[tuple[int, float]]] = {}
 
     # ---- variables n[c, k], assignment, capacities -----------------------------------------------
     def placement(self) -> None:
@@ -307,6 +309,7 @@ class _Builder:
         for a, b, k, coef in knapsack_level:
             if (a, b, k) in glover:
                 rows.setdefault((a, k), []).append((b, coef))
+        self.glover_rows = rows
         m.W = pyo.Set(dimen=2, initialize=sorted(rows))
         bound = {key: sum(abs(q) for _, q in row) for key, row in rows.items()}
         m.w = pyo.Var(m.W, domain=self.aux_domain, bounds=lambda _, a, k: (0, bound[a, k]))
@@ -341,15 +344,71 @@ class _Builder:
             range(len(rows)), rule=lambda m, r: sum(w * z for w, z in rows[r][0]) <= rows[r][1] * rows[r][2]
         )
 
+    def _symmetry_key(self) -> np.ndarray:
+        """(C, K): what the symmetry rows weigh copies by (first hard dimension, else one per copy)."""
+        f = self.f
+        return f.weight[f.hard[0]] if f.hard and f.weight[f.hard[0]].any() else np.ones((f.n_classes, f.n_knapsacks))
+
     def symmetry(self) -> None:
         f, m = self.f, self.m
-        key = f.weight[f.hard[0]] if f.hard and f.weight[f.hard[0]].any() else np.ones((f.n_classes, f.n_knapsacks))
+        key = self._symmetry_key()
 
         def load(k: int):
             return sum(float(key[c, k]) * m.n[c, k] for c in range(f.n_classes) if self.ub[c, k])
 
         pairs = list(_identical_neighbours(f))
         m.symmetry = pyo.Constraint(range(len(pairs)), rule=lambda m, i: ordered(load(pairs[i][0]), load(pairs[i][1])))
+
+    # ---- a start: every integer variable at given counts ------------------------------------------
+    def in_symmetric_order(self, counts: np.ndarray) -> np.ndarray:
+        """``counts`` with the contents of identical knapsacks permuted into the order of the symmetry
+        rows (by decreasing key load; the objective is unchanged: the knapsacks are identical)."""
+        if not self.options.symmetry:
+            return counts
+        key, out = self._symmetry_key(), counts.copy()
+        for ks in knapsack_types(self.f):
+            loads = [float(key[:, k] @ counts[:, k]) for k in ks]
+            ranked = sorted(range(len(ks)), key=lambda i: -loads[i])  # stable: ties keep their order
+            out[:, list(ks)] = counts[:, [ks[i] for i in ranked]]
+        return out
+
+    def set_start(self, counts: np.ndarray) -> None:
+        """Give every integer variable its value at ``counts`` (a feasible solution's counts)."""
+        clear_values(self.m)
+        for (c, k), var in self.m.n.items():
+            var.set_value(int(counts[c, k]))
+        self.set_auxiliaries(counts)
+
+    def set_auxiliaries(self, counts: np.ndarray) -> None:
+        """Group counts, one-hot levels, products, overloads and Glover's w at ``counts``: the values
+        the rows force (products and w at their largest, overloads at their smallest), so the start is
+        feasible for the model and has the family's objective. Continuous ones are set too; harmless."""
+        f, m = self.f, self.m
+        if m.component("group_count") is not None:
+            for (c, g), var in m.group_count.items():
+                var.set_value(int(self._slot_value(("g", c, g), counts)))
+        if m.component("v") is not None:
+            for (level, c, where, t), var in m.v.items():
+                var.set_value(int(self._slot_value((level, c, where), counts) == t))
+        for p, product in enumerate(self.products):
+            e, o = self._slot_value(product.e, counts), self._slot_value(product.o, counts)
+            for i, (t, _) in enumerate(product.levels):
+                m.z[p, i].set_value(o if e == t else 0)
+        if m.component("overload") is not None:
+            loads = f.loads(counts)
+            for (d, k), var in m.overload.items():
+                unit = self._overload_unit(d)
+                var.set_value(max(0, math.ceil((loads[d, k] - f.capacity[d, k]) / unit - 1e-9)))
+        if m.component("w") is not None:
+            for (a, k), var in m.w.items():
+                partners = self.glover_rows[a, k]
+                var.set_value(int(counts[a, k]) * sum(abs(q) * int(counts[b, k]) for b, q in partners))
+
+    def _slot_value(self, slot: tuple, counts: np.ndarray) -> int:
+        level, c, where = slot
+        if level == "k":
+            return int(counts[c, where])
+        return int(counts[c, list(self.f.group_members[where])].sum())
 
     def objective(self) -> None:
         sense = pyo.maximize if self.f.sense == "max" else pyo.minimize
@@ -390,8 +449,9 @@ def _identical_neighbours(f: Family) -> Iterator[tuple[int, int]]:
 
 
 def build(f: Family, options: Options = Options()) -> pyo.ConcreteModel:
-    """The MILP of ``f``; its variables ``n[c, k]`` are the counts."""
+    """The MILP of ``f``; its variables ``n[c, k]`` are the counts (``model.family_builder`` built it)."""
     builder = _Builder(f, options)
+    builder.m.family_builder = builder  # a plain attribute, not a model component
     builder.placement()
     builder.capacities()
     builder.soft_dimensions()

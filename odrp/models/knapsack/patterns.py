@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pyo
 
+from odrp.models import clear_values
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.milp import Options, _Builder, knapsack_types
 
@@ -142,6 +143,21 @@ class _PatternBuilder(_Builder):
             for (_, _, coef), product in zip(terms, self._products(terms), strict=True):
                 self.objective_terms.append(coef * product)
 
+    def in_symmetric_order(self, counts: np.ndarray) -> np.ndarray:
+        return counts  # no symmetry rows: identical knapsacks are not told apart
+
+    def set_start(self, counts: np.ndarray) -> None:
+        """y at ``counts``: how many knapsacks of each type hold each pattern; then the group-level products."""
+        clear_values(self.m)
+        for t, (pats, _) in enumerate(self.patterns):
+            index = {tuple(row): p for p, row in enumerate(pats.tolist())}
+            for k in self.types[t]:
+                p = index.get(tuple(counts[:, k].tolist()))
+                if p is None:
+                    raise ValueError(f"the start's load of knapsack {self.f.knapsacks[k]} is no pattern")
+                self.m.y[t, p].set_value(self.m.y[t, p].value + 1)
+        self.set_auxiliaries(counts)
+
     def counts(self, model: pyo.ConcreteModel) -> np.ndarray:
         """Counts per knapsack: the chosen patterns of each type handed to its knapsacks in order."""
         out = np.zeros((self.f.n_classes, self.f.n_knapsacks), dtype=int)
@@ -159,6 +175,7 @@ def build(
 ) -> tuple[pyo.ConcreteModel, _PatternBuilder]:
     """The configuration model of ``f`` and its builder (which maps a solution back to counts)."""
     builder = _PatternBuilder(f, options or Options(), limit)
+    builder.m.family_builder = builder  # a plain attribute, not a model component
     builder.placement()
     builder.pair_terms()
     builder.objective()
