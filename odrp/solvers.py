@@ -232,8 +232,9 @@ def _cbc():
 
 def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool) -> SolverRun:
     cbc = _cbc()
-    options: dict[str, float] = {"ratio": mip_gap}
-    if time_limit is not None:
+    options: dict[str, float | str] = {"ratio": mip_gap}
+    if time_limit is not None:  # wall-clock seconds, as for HiGHS and CP-SAT (CBC's default is CPU time)
+        options["timeMode"] = "elapsed"
         options["sec"] = max(1.0, float(time_limit))
     with tempfile.TemporaryDirectory() as tmp:
         logfile = os.path.join(tmp, "cbc.log")
@@ -245,15 +246,21 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
             log = handle.read()
     tc = results.solver.termination_condition
     sense = _sense(model)
-    has_solution = len(results.solution) > 0 and tc not in (
-        TerminationCondition.infeasible,
-        TerminationCondition.infeasibleOrUnbounded,
+    # After a time limit without an incumbent CBC 2.10 still hands Pyomo a "solution" (the LP
+    # relaxation's values, termination intermediateNonInteger): its log says there is none.
+    no_incumbent = "No feasible solution found" in log or tc == TerminationCondition.intermediateNonInteger
+    has_solution = (
+        len(results.solution) > 0
+        and not no_incumbent
+        and tc not in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded)
     )
     # CBC 2.10 sometimes ends a time-limited search with "Search completed ... Result - Optimal
     # solution found" although its last "best possible" bound is far from the incumbent. A run
     # that used up its time limit is therefore never taken as a proof of optimality.
-    timed_out = tc == TerminationCondition.maxTimeLimit or (
-        time_limit is not None and _cbc_seconds(log) >= options["sec"] - 0.05
+    timed_out = (
+        tc == TerminationCondition.maxTimeLimit
+        or "Stopped on time limit" in log
+        or (time_limit is not None and _cbc_seconds(log) >= float(options["sec"]) - 0.05)
     )
     objective = bound = None
     if has_solution:
@@ -262,10 +269,10 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
         objective = pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
         raw = results.problem.upper_bound if sense == "max" else results.problem.lower_bound
         bound = float(raw) if raw is not None and math.isfinite(float(raw)) else None
-        if timed_out:
-            bound = _cbc_best_possible(log)
-            if bound is not None and sense == "max":  # CBC minimises -objective and logs that bound
-                bound = -bound
+    if timed_out:
+        bound = _cbc_best_possible(log)
+        if bound is not None and sense == "max":  # CBC minimises -objective and logs that bound
+            bound = -bound
     if tc == TerminationCondition.optimal and has_solution and not timed_out:
         status: Status = "optimal"
         bound = objective if bound is None else bound

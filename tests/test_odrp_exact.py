@@ -150,6 +150,21 @@ def test_time_limit_returns_incumbent_bound_and_gap():
         assert result.gap > 0
 
 
+
+def test_cbc_time_limit_without_an_incumbent_returns_no_solution_and_its_bound():
+    """CBC stopped by its time limit before any incumbent still hands Pyomo the LP relaxation's
+    values (termination intermediateNonInteger); they are no placement and must not come back as
+    one. 20 operators on 12 nodes, balanced weights: CBC's preprocessing alone outlasts 1 s."""
+    inst = load(random_instance(seed=1, operators=20, nodes=12, max_replicas=3, weights_profile="balanced"))
+    result = run_method(ODRP, inst, "exact", solver="cbc", time_limit=1)
+    assert result.status == "time_limit", result.message
+    if result.objective is None:
+        assert result.solution is None
+    else:  # an incumbent after all (a much faster machine): then it is a real placement
+        assert result.verified
+    if result.bound is not None:  # a bound on F, at least the incumbent's value
+        assert result.bound >= (result.objective or 0.0) - 1e-9
+
 def debs_on_four_nodes(rate: float, profile: str) -> dict:
     data = debs2015(rate, profile)
     keep = {"w1", "w2", "w3", "w4"}
