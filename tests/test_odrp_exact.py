@@ -150,7 +150,6 @@ def test_time_limit_returns_incumbent_bound_and_gap():
         assert result.gap > 0
 
 
-
 def test_cbc_time_limit_without_an_incumbent_returns_no_solution_and_its_bound():
     """CBC stopped by its time limit before any incumbent still hands Pyomo the LP relaxation's
     values (termination intermediateNonInteger); they are no placement and must not come back as
@@ -164,6 +163,7 @@ def test_cbc_time_limit_without_an_incumbent_returns_no_solution_and_its_bound()
         assert result.verified
     if result.bound is not None:  # a bound on F, at least the incumbent's value
         assert result.bound >= (result.objective or 0.0) - 1e-9
+
 
 def debs_on_four_nodes(rate: float, profile: str) -> dict:
     data = debs2015(rate, profile)
