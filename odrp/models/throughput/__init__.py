@@ -15,8 +15,9 @@ in rho (a placement that sustains rho sustains every smaller rate).
 **Search (a Dinkelbach-type iteration with an exact stopping proof).**
 
 1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects.
-2. Incumbent: ``hetero_greedy``'s placement (the paper's heuristic) improved by block ascent
-   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread) as
+2. Incumbent: the better of ``hetero_greedy``'s placement (the paper's heuristic) and the fluid
+   LP's optimum rounded to a placement (:func:`.polish.round_fluid`), each improved by block ascent
+   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), as
    the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
@@ -125,7 +126,7 @@ def solve(
 
     incumbent: Counts | None = None
     if warm_start and fixed_instances is None:
-        incumbent, stats["hetero_greedy"] = _warm_start(inst)
+        incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
     best = rate(inst, incumbent) if incumbent is not None else None
     stats["warm_start"] = best
     if incumbent is None:
@@ -313,18 +314,32 @@ def _pattern_round(
     return _RoundResult(run.status, None, run.message)
 
 
-def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None]:
-    """hetero_greedy's placement improved by block ascent (:func:`.polish.reinsert`), and the greedy rate."""
+def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None, float | None]:
+    """The better of two starts, each improved by block ascent (:func:`.polish.reinsert`).
+
+    hetero_greedy's placement (the paper's heuristic), and the fluid LP's optimum rounded to a
+    placement (:func:`.polish.round_fluid`). Returns the placement, the greedy rate and the rounded
+    start's rate after block ascent (None where a start fails).
+    """
     from heuristics.throughput import hetero_greedy
     from odrp.problems.throughput import evaluate_counts, parse_solution
 
+    starts: list[Counts] = []
+    greedy_rate = rounded_rate = None
     outcome = hetero_greedy(inst)
-    if outcome.solution is None:
-        return None, None
-    counts = parse_solution(inst, outcome.solution)
-    if not evaluate_counts(inst, counts).feasible:
-        return None, None
-    return polish.reinsert(inst, counts), rate(inst, counts)
+    if outcome.solution is not None:
+        counts = parse_solution(inst, outcome.solution)
+        if evaluate_counts(inst, counts).feasible:
+            starts.append(polish.reinsert(inst, counts))
+            greedy_rate = rate(inst, counts)
+    fluid = bounds.fluid_solution(inst)
+    rounded = polish.round_fluid(inst, fluid[1], fluid[2]) if fluid is not None else None
+    if rounded is not None and evaluate_counts(inst, rounded).feasible:
+        starts.append(polish.reinsert(inst, rounded))
+        rounded_rate = rate(inst, starts[-1])
+    if not starts:
+        return None, greedy_rate, rounded_rate
+    return max(starts, key=lambda counts: rate(inst, counts)), greedy_rate, rounded_rate
 
 
 def _outcome(

@@ -186,3 +186,37 @@ def _best_insertion(state: _State, c: int) -> tuple[list[float], list[int]] | No
             if rates is not None and (best is None or _better(rates, best[0])):
                 best = (rates, x)
     return best
+
+
+def round_fluid(inst: ThroughputInstance, shares: list[list[float]], instances: list[list[float]]) -> Counts | None:
+    """A placement near a fluid LP point: N_c = round(sum_w X_cw), spread by largest remainder of N_c q_cw / R.
+
+    Returns None when the rounded placement breaks a task limit or a machine's overheads.
+    """
+    machines = range(inst.n_machines)
+    counts: Counts = []
+    tasks = [0] * inst.n_machines
+    fixed = [0.0] * inst.n_machines
+    for c in range(inst.n_components):
+        n = max(1, round(sum(instances[c])))
+        if inst.max_instances[c] is not None:
+            n = min(n, inst.max_instances[c])
+        ideal = [n * max(shares[c][w], 0.0) for w in machines]
+        x = [min(math.floor(v), inst.count_bound(c, w)) for w, v in enumerate(ideal)]
+        order = sorted(machines, key=lambda w: x[w] - ideal[w])  # largest remainder first
+        for w in order:
+            if sum(x) >= n:
+                break
+            if x[w] < inst.count_bound(c, w) and ideal[w] > 0:
+                x[w] += 1
+        if sum(x) == 0:
+            return None
+        for w in machines:
+            tasks[w] += x[w]
+            fixed[w] += inst.overhead[c][w] * x[w]
+        counts.append({w: k for w, k in enumerate(x) if k})
+    for w in machines:
+        limit = inst.max_tasks[w]
+        if (limit is not None and tasks[w] > limit) or fixed[w] > inst.capacity[w] * (1 + FEASIBILITY_TOL):
+            return None
+    return counts
