@@ -14,7 +14,9 @@ in rho (a placement that sustains rho sustains every smaller rate).
 
 **Search (a Dinkelbach-type iteration with an exact stopping proof).**
 
-1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects.
+1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects,
+   lowered after the warm start by bisection on the pattern LP's Lagrangian bound
+   (:mod:`.pattern_bound`: a rate it refutes is out of reach).
 2. Incumbent: the better of ``hetero_greedy``'s placement (the paper's heuristic) and the fluid
    LP's optimum rounded to a placement (:func:`.polish.round_fluid`), each improved by block ascent
    (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), as
@@ -52,7 +54,7 @@ import time
 from typing import Any
 
 from odrp.models import ExactOutcome
-from odrp.models.throughput import bounds, patterns, polish, rate_model
+from odrp.models.throughput import bounds, pattern_bound, patterns, polish, rate_model
 from odrp.models.throughput.matrix import pyomo_values
 from odrp.problems.throughput import Counts, ThroughputInstance, rate, solution_json
 from odrp.result import relative_gap
@@ -76,6 +78,8 @@ SUBPROBLEM_GAP = 0.05
 SLACK_OBJECTIVE = False
 """HiGHS and CBC solve P(rho) as a feasibility problem (measured faster than maximising the slack)."""
 SUBPROBLEM_SOLUTIONS = 1
+BOUND_BOX = 0.1
+"""Share of the time limit the pattern LP bound may take (its bisection stops there)."""
 ROUNDING_SCALES = (1.0, 1.5, 2.0, 3.0)
 """Scales of the fluid LP's instance counts rounded to warm starts (measured: 3 often best at 10-30 machines)."""
 PAIR_BOUNDS_UP_TO = 400
@@ -104,11 +108,13 @@ def solve(
     fluid_levels: bool = True,
     workers: int = 1,
     formulation: str = "auto",
+    pattern_lp: bool = True,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
-    (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates).
+    (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates). ``pattern_lp``:
+    tighten the fluid bound first with :mod:`.pattern_bound`.
     """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
@@ -139,6 +145,10 @@ def solve(
             return _outcome(solver, feasible.status, None, None, upper, start, stats, feasible.message)
         incumbent, best = feasible.counts, rate(inst, feasible.counts)
     assert best is not None
+    if pattern_lp and best > 0:
+        box = None if deadline is None else time.perf_counter() + BOUND_BOX * (deadline - time.perf_counter())
+        upper = min(upper, pattern_bound.upper_bound(inst, best, upper, box))
+    stats["pattern_bound"] = upper
 
     status = "optimal"
     message = ""
