@@ -17,7 +17,8 @@ bracket costs pi_w s_cw(n) / cap_w + tau_w / k_w per instance on w, so the cheap
 instances fills the cheapest machines first up to u_cw(n), the instances of c that w holds alone
 (count_bound, and x s_cw(n) <= cap_w: no machine carries more than its capacity of c alone); n
 ranges over :func:`.bounds.count_range` (any N_c outside it cannot sustain rho). The proof needs
-nothing from the LP solver but pi, tau >= 0 (it is re-checked in plain Python with a margin).
+nothing from the LP solver but pi, tau >= 0: LB is computed from the multipliers alone, never
+taken from the LP's objective, and must exceed ``MARGIN`` to count.
 
 Good multipliers are the duals of the *pattern LP* (one convex combination of patterns per
 component, the LP relaxation of :mod:`.patterns`' P(rho)), found by column generation with the
@@ -125,7 +126,7 @@ def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None)
     finite = np.isfinite(pricing.slots)
     pi, tau = np.ones(m), np.zeros(m)
     columns: list[list[np.ndarray]] = [[] for _ in range(nc)]
-    for _ in range(MAX_ITERATIONS):
+    for iteration in range(MAX_ITERATIONS):
         lb, cheapest = pricing.lagrangian(pi, tau)
         if lb > MARGIN * (pi.sum() + tau[finite].sum()):
             return True
@@ -134,7 +135,7 @@ def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None)
             if not any(np.array_equal(x, y) for y in columns[c]):
                 columns[c].append(x)
                 added = True
-        if not added and _:
+        if not added and iteration > 0:
             return None  # no new column: the duals repeat (degenerate master); give up
         if deadline is not None and time.perf_counter() > deadline:
             return None
