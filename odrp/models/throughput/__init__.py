@@ -14,9 +14,12 @@ in rho (a placement that sustains rho sustains every smaller rate).
 
 **Search (a Dinkelbach-type iteration with an exact stopping proof).**
 
-1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects.
-2. Incumbent: ``hetero_greedy``'s placement (the paper's heuristic) improved by block ascent
-   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread) as
+1. Upper bound: R_up = the fluid LP's optimum (:mod:`.bounds`), which every placement respects,
+   lowered after the warm start by bisection on the pattern LP's Lagrangian bound
+   (:mod:`.pattern_bound`: a rate it refutes is out of reach).
+2. Incumbent: the better of ``hetero_greedy``'s placement (the paper's heuristic) and the fluid
+   LP's optimum rounded to a placement (:func:`.polish.round_fluid`), each improved by block ascent
+   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), as
    the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
@@ -51,7 +54,7 @@ import time
 from typing import Any
 
 from odrp.models import ExactOutcome
-from odrp.models.throughput import bounds, patterns, polish, rate_model
+from odrp.models.throughput import bounds, pattern_bound, patterns, polish, rate_model
 from odrp.models.throughput.matrix import pyomo_values
 from odrp.problems.throughput import Counts, ThroughputInstance, rate, solution_json
 from odrp.result import relative_gap
@@ -75,6 +78,10 @@ SUBPROBLEM_GAP = 0.05
 SLACK_OBJECTIVE = False
 """HiGHS and CBC solve P(rho) as a feasibility problem (measured faster than maximising the slack)."""
 SUBPROBLEM_SOLUTIONS = 1
+BOUND_BOX = 0.1
+"""Share of the time limit the pattern LP bound may take (its bisection stops there)."""
+ROUNDING_SCALES = (1.0, 1.5, 2.0, 3.0)
+"""Scales of the fluid LP's instance counts rounded to warm starts (measured: 3 often best at 10-30 machines)."""
 PAIR_BOUNDS_UP_TO = 400
 """Bound every x_cw by the fluid LP (one LP per pair) when components x machines is at most this."""
 WIDE = 0.01
@@ -101,11 +108,13 @@ def solve(
     fluid_levels: bool = True,
     workers: int = 1,
     formulation: str = "auto",
+    pattern_lp: bool = True,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
-    (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates).
+    (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates). ``pattern_lp``:
+    tighten the fluid bound first with :mod:`.pattern_bound`.
     """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
@@ -125,7 +134,7 @@ def solve(
 
     incumbent: Counts | None = None
     if warm_start and fixed_instances is None:
-        incumbent, stats["hetero_greedy"] = _warm_start(inst)
+        incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
     best = rate(inst, incumbent) if incumbent is not None else None
     stats["warm_start"] = best
     if incumbent is None:
@@ -136,6 +145,10 @@ def solve(
             return _outcome(solver, feasible.status, None, None, upper, start, stats, feasible.message)
         incumbent, best = feasible.counts, rate(inst, feasible.counts)
     assert best is not None
+    if pattern_lp and best > 0:
+        box = None if deadline is None else time.perf_counter() + BOUND_BOX * (deadline - time.perf_counter())
+        upper = min(upper, pattern_bound.upper_bound(inst, best, upper, box))
+    stats["pattern_bound"] = upper
 
     status = "optimal"
     message = ""
@@ -313,18 +326,34 @@ def _pattern_round(
     return _RoundResult(run.status, None, run.message)
 
 
-def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None]:
-    """hetero_greedy's placement improved by block ascent (:func:`.polish.reinsert`), and the greedy rate."""
+def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None, float | None]:
+    """The best of several starts, each improved by block ascent (:func:`.polish.reinsert`).
+
+    hetero_greedy's placement (the paper's heuristic), and the fluid LP's optimum rounded to a
+    placement (:func:`.polish.round_fluid`, N_c scaled by each of ``ROUNDING_SCALES``). Returns the
+    placement, the greedy rate and the best rounded start's rate after block ascent (None where
+    every such start fails).
+    """
     from heuristics.throughput import hetero_greedy
     from odrp.problems.throughput import evaluate_counts, parse_solution
 
+    starts: list[Counts] = []
+    greedy_rate = rounded_rate = None
     outcome = hetero_greedy(inst)
-    if outcome.solution is None:
-        return None, None
-    counts = parse_solution(inst, outcome.solution)
-    if not evaluate_counts(inst, counts).feasible:
-        return None, None
-    return polish.reinsert(inst, counts), rate(inst, counts)
+    if outcome.solution is not None:
+        counts = parse_solution(inst, outcome.solution)
+        if evaluate_counts(inst, counts).feasible:
+            starts.append(polish.reinsert(inst, counts))
+            greedy_rate = rate(inst, counts)
+    fluid = bounds.fluid_solution(inst)
+    for scale in ROUNDING_SCALES if fluid is not None else ():
+        rounded = polish.round_fluid(inst, fluid[1], fluid[2], scale)  # type: ignore[index]
+        if rounded is not None and evaluate_counts(inst, rounded).feasible:
+            starts.append(polish.reinsert(inst, rounded))
+            rounded_rate = max(rounded_rate or 0.0, rate(inst, starts[-1]))
+    if not starts:
+        return None, greedy_rate, rounded_rate
+    return max(starts, key=lambda counts: rate(inst, counts)), greedy_rate, rounded_rate
 
 
 def _outcome(

@@ -48,6 +48,21 @@ def fluid_model(inst: ThroughputInstance, rate: float | None = None) -> tuple[Ma
     return model, r, x
 
 
+def fluid_solution(inst: ThroughputInstance) -> tuple[float, list[list[float]], list[list[float]]] | None:
+    """An optimal point of the fluid LP: (R, shares q_cw / R, instances X_cw); None if infeasible."""
+    model, r, x = fluid_model(inst)
+    highs = model.to_highs()
+    run = run_highspy(highs, "max", mip=False)
+    if run.status != "optimal" or run.objective is None or run.objective <= 0:
+        return None
+    values = list(highs.getSolution().col_value)
+    machines = range(inst.n_machines)
+    # fluid_model creates the column q_cw just before X_cw
+    shares = [[values[x[c, w] - 1] / values[r] for w in machines] for c in range(inst.n_components)]
+    counts = [[values[x[c, w]] for w in machines] for c in range(inst.n_components)]
+    return values[r], shares, counts
+
+
 def fluid_bound(inst: ThroughputInstance) -> float | None:
     """max R of the fluid LP (None: the LP is infeasible, hence so is the instance)."""
     model, _, _ = fluid_model(inst)

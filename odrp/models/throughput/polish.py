@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from odrp.problems.throughput import FEASIBILITY_TOL, Counts, ThroughputInstance
 
 
@@ -152,37 +154,86 @@ def reinsert(inst: ThroughputInstance, counts: Counts, max_sweeps: int = 50) -> 
 
 
 def _best_insertion(state: _State, c: int) -> tuple[list[float], list[int]] | None:
+    """The best count n and spread x of c with the rest of the placement fixed (None: nothing fits).
+
+    For a given n, machine w's rate r_w(k) after k instances of c does not increase with k, so
+    handing out the n instances one at a time to the machine whose rate stays highest picks the n
+    largest values r_w(k) over all (w, k): computed at once by sorting (ties to the lower machine).
+    """
     inst = state.inst
-    machines = range(inst.n_machines)
-    fixed = [state.fixed[w] - inst.overhead[c][w] * state.x[c][w] for w in machines]
-    per = [state.per[w] - inst.coefficient(c, w) * state.x[c][w] / state.n[c] for w in machines]
+    m = inst.n_machines
+    machines = range(m)
+    met = np.array(inst.overhead[c], dtype=float)
+    coef = np.array([inst.coefficient(c, w) for w in machines])
+    x_now = np.array(state.x[c], dtype=float)
+    fixed = np.array(state.fixed) - met * x_now
+    per = np.array(state.per) - coef * x_now / state.n[c]
     limits = [math.inf if t is None else t for t in inst.max_tasks]
-    room = [limits[w] - state.tasks[w] + state.x[c][w] for w in machines]
-    top = sum(min(r, inst.count_bound(c, w)) for w, r in enumerate(room))
+    room = [int(min(limits[w] - state.tasks[w] + state.x[c][w], inst.count_bound(c, w))) for w in machines]
+    top = sum(room)
     if inst.max_instances[c] is not None:
         top = min(top, inst.max_instances[c])
+    top = int(min(top, 10 * m + 10))
+    if top < 1:
+        return None
+    depth = max(room)
+    k = np.arange(1, depth + 1, dtype=float)
+    capacity = np.array(inst.capacity, dtype=float)
+    left = capacity[:, None] - fixed[:, None] - met[:, None] * k[None, :]  # CPU left after k instances
+    usable = (
+        fixed[:, None] + met[:, None] * k[None, :] <= capacity[:, None] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
+    ) & (k[None, :] <= np.array(room)[:, None])
     best: tuple[list[float], list[int]] | None = None
-    for n in range(1, int(min(top, 10 * inst.n_machines + 10)) + 1):
-        x = [0] * inst.n_machines
-        for _ in range(n):
-            pick, pick_rate = -1, -math.inf
-            for w in machines:
-                if x[w] + 1 > room[w]:
-                    continue
-                f = fixed[w] + inst.overhead[c][w] * (x[w] + 1)
-                if f > inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL:
-                    continue
-                p = per[w] + inst.coefficient(c, w) * (x[w] + 1) / n
-                r = (inst.capacity[w] - f) / p if p > 0 else math.inf
-                if r > pick_rate:
-                    pick, pick_rate = w, r
-            if pick < 0:
-                break
-            x[pick] += 1
-        else:
-            f_all = [fixed[w] + inst.overhead[c][w] * x[w] for w in machines]
-            p_all = [per[w] + inst.coefficient(c, w) * x[w] / n for w in machines]
-            rates = state.rates(f_all, p_all)
-            if rates is not None and (best is None or _better(rates, best[0])):
-                best = (rates, x)
+    for n in range(1, top + 1):
+        load = per[:, None] + coef[:, None] * k[None, :] / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(load > 0, left / np.where(load > 0, load, 1.0), np.inf)
+        value = np.where(usable, value, -np.inf).ravel()
+        chosen = np.argsort(-value, kind="stable")[:n]
+        if len(chosen) < n or value[chosen[-1]] == -np.inf:
+            continue
+        x = np.bincount(chosen // depth, minlength=m)
+        f_all = (fixed + met * x).tolist()
+        p_all = (per + coef * x / n).tolist()
+        rates = state.rates(f_all, p_all)
+        if rates is not None and (best is None or _better(rates, best[0])):
+            best = (rates, [int(v) for v in x])
     return best
+
+
+def round_fluid(
+    inst: ThroughputInstance, shares: list[list[float]], instances: list[list[float]], scale: float = 1.0
+) -> Counts | None:
+    """A placement near a fluid LP point: N_c = round(scale sum_w X_cw), spread by largest remainder of N_c q_cw / R.
+
+    The fluid LP lets a component's share on a machine differ from its instance fraction there; more
+    instances (``scale`` > 1) let the even split follow the shares more closely. Returns None when the
+    rounded placement breaks a task limit or a machine's overheads.
+    """
+    machines = range(inst.n_machines)
+    counts: Counts = []
+    tasks = [0] * inst.n_machines
+    fixed = [0.0] * inst.n_machines
+    for c in range(inst.n_components):
+        n = max(1, round(scale * sum(instances[c])))
+        if inst.max_instances[c] is not None:
+            n = min(n, inst.max_instances[c])
+        ideal = [n * max(shares[c][w], 0.0) for w in machines]
+        x = [min(math.floor(v), inst.count_bound(c, w)) for w, v in enumerate(ideal)]
+        order = sorted(machines, key=lambda w: x[w] - ideal[w])  # largest remainder first
+        for w in order:
+            if sum(x) >= n:
+                break
+            if x[w] < inst.count_bound(c, w) and ideal[w] > 0:
+                x[w] += 1
+        if sum(x) == 0:
+            return None
+        for w in machines:
+            tasks[w] += x[w]
+            fixed[w] += inst.overhead[c][w] * x[w]
+        counts.append({w: k for w, k in enumerate(x) if k})
+    for w in machines:
+        limit = inst.max_tasks[w]
+        if (limit is not None and tasks[w] > limit) or fixed[w] > inst.capacity[w] * (1 + FEASIBILITY_TOL):
+            return None
+    return counts

@@ -1,0 +1,72 @@
+"""Upper bounds and starts of the throughput search: never below the brute-force optimum; checked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from odrp.models.throughput import _warm_start, bounds, pattern_bound, polish
+from odrp.problems.throughput import evaluate_counts, load, rate
+from tests.test_throughput_exact import brute_force, tiny
+
+# one spout on A (e 1) and B (e 3), capacity 100, no overhead, at most 2 instances and 2 per machine.
+# N = 1 on A: R = 100 (on B: 33.3). N = 2: each instance carries R/2; A2: A 2 R/2 <= 100 -> 100;
+# A1 + B1: B 3 R/2 <= 100 -> 66.7; B2: 33.3. So R* = 100.
+# Fluid LP: shares q_A + q_B = R with q_A <= 100, 3 q_B <= 100 -> R <= 100 + 100/3 = 133.33.
+# Pattern bound at any rho in (100, 200): one instance cannot carry rho on A (rho > 100), so N = 2;
+# then an instance costs rho/2 > 50 on A (one fits alone) and 3 rho/2 > 150 on B (none fits):
+# no pattern with 2 instances, rho is refuted.
+SPOUT = {
+    "problem": "throughput",
+    "name": "spout-fast-slow",
+    "components": [{"id": "spout", "max_instances": 2}],
+    "machines": [{"id": "A", "type": "a", "max_tasks": 2}, {"id": "B", "type": "b", "max_tasks": 2}],
+    "profile": {"spout": {"a": {"exec_time": 1, "overhead": 0}, "b": {"exec_time": 3, "overhead": 0}}},
+}
+
+
+def test_pattern_bound_refutes_what_the_fluid_bound_allows_by_hand():
+    inst = load(SPOUT)
+    assert brute_force(inst)[0] == pytest.approx(100.0, rel=1e-12)
+    assert bounds.fluid_bound(inst) == pytest.approx(100 + 100 / 3, rel=1e-6)
+    assert pattern_bound.refutes(inst, 101.0) is True
+    assert pattern_bound.refutes(inst, 120.0) is True
+    assert pattern_bound.refutes(inst, 100.0) is not True  # R* itself is reachable
+    assert pattern_bound.upper_bound(inst, 90.0, 133.34, None) == pytest.approx(100.0, rel=1e-6)
+
+
+def test_lagrangian_bound_by_hand():
+    # at rho = 150 only N = 2 is allowed (one instance would carry 150 > 100 on A) and no pattern
+    # of 2 instances fits (see above): the pricing reports no pattern at all.
+    inst = load(SPOUT)
+    assert pattern_bound._Pricing(inst, 150.0).empty()
+    # at rho = 60 one instance fits on A (60) and on B? 180 > 100, no. N = 1: pattern (1, 0) costs
+    # 60/100 = 0.6; N = 2: A 30 each, B 90 each; cheapest (2, 0) costs 0.6, (1, 1) 0.3 + 0.9 = 1.2.
+    # LB(pi = (1, 1)) = 0.6 - 2 = -1.4 (no proof, as it must be: R* = 100 >= 60).
+    value, columns = pattern_bound._Pricing(inst, 60.0).lagrangian(np.ones(2), np.zeros(2))
+    assert value == pytest.approx(0.6 - 2.0, rel=1e-8)  # capacities carry the 1e-9 tolerance
+    assert list(columns[0]) in ([1, 0], [2, 0])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bounds_never_cut_off_the_brute_force_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    fluid = bounds.fluid_bound(inst)
+    assert fluid >= optimum * (1 - 1e-9)
+    assert pattern_bound.refutes(inst, optimum) is not True
+    assert pattern_bound.upper_bound(inst, 0.5 * optimum, fluid, None) >= optimum * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_warm_start_and_fluid_rounding_are_feasible_and_not_above_the_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    counts, _, _ = _warm_start(inst)
+    assert evaluate_counts(inst, counts).feasible
+    assert rate(inst, counts) <= optimum * (1 + 1e-9)
+    fluid = bounds.fluid_solution(inst)
+    for scale in (1.0, 2.0, 3.0):
+        rounded = polish.round_fluid(inst, fluid[1], fluid[2], scale)
+        if rounded is not None and evaluate_counts(inst, rounded).feasible:
+            assert rate(inst, polish.reinsert(inst, rounded)) <= optimum * (1 + 1e-9)
