@@ -62,11 +62,13 @@ def tree_cpu(root) -> dict[int, float]:
     return cpu
 
 
-def run(grid: Path, master: str, out: Path) -> dict:
+def run(grid: Path, master: str, out: Path, partitions: int | None = None) -> dict:
     """Run the grid in a fresh process: its run record, CPU seconds, and the first-instance mark."""
     import psutil
 
     command = [sys.executable, "-m", "odrp.cli", "bench", str(grid), "--out", str(out), "--master", master]
+    if partitions is not None:
+        command += ["--partitions", str(partitions)]
     start = time.perf_counter()
     proc = subprocess.Popen([*command, "--no-progress"], stdout=subprocess.DEVNULL)
     root = psutil.Process(proc.pid)
@@ -94,14 +96,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grid", type=Path, default=GRID)
     parser.add_argument("--masters", nargs="+", default=["local[1]", "local[2]"])
+    parser.add_argument(
+        "--partitions", type=int, default=None, help="odrp bench --partitions (default: one per instance)"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()
     rows = []
     with tempfile.TemporaryDirectory(prefix="odrp-scaling-") as tmp:
         for k, master in enumerate(args.masters):
-            rows.append((master, run(args.grid, master, Path(tmp) / f"run{k}")))
+            rows.append((master, run(args.grid, master, Path(tmp) / f"run{k}", args.partitions)))
     base = rows[0][1]
-    print(f"grid: {args.grid.name}; load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}")
+    print(
+        f"grid: {args.grid.name}; partitions: {args.partitions or 'one per instance'}; "
+        f"load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}"
+    )
     print()
     print(
         "| master | instances | start s | jobs s | first s | in tasks s | solver s | overhead / instance s "
