@@ -214,8 +214,22 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: 
 
 
 def _round_trip_bounds(m, inst: OdrpInstance, counts, used) -> None:
-    ops = range(inst.n_operators)
     trip = round_trips(inst)
+    through = round_trip_rows(m, inst, trip, used)
+    for i in range(inst.n_operators):
+        home = [u for u, rt in trip[i].items() if rt == 0]
+        if len(home) == 1 and len(trip[i]) > 1:
+            p = home[0]
+            at_home = sum(m.h[i, p, k, k] for k in counts[i])
+            m.round_trip.add(m.r >= through[i] + min(rt for rt in trip[i].values() if rt > 0) * (1 - at_home))
+
+
+def round_trip_rows(m, inst: OdrpInstance, trip: list[dict[int, float]], used) -> list:
+    """Round-trip bounds r >= a_i + rho_i + b_i + RT(i, u) used(i, u), with a_i and b_i the
+    latency-only longest paths from the sources to i and from i to the sinks (variables
+    ``m.before``, ``m.after``); returns a_i + rho_i + b_i per operator for further rows, which go to
+    ``m.round_trip`` like these. Shared by this model and :mod:`.response`."""
+    ops = range(inst.n_operators)
     m.before = pyo.Var(ops, domain=pyo.NonNegativeReals)  # a_i: latency-only potential from the sources
     m.after = pyo.Var(ops, domain=pyo.NonNegativeReals)  # b_i: latency-only potential to the sinks
     m.latency_paths = pyo.ConstraintList()
@@ -223,16 +237,12 @@ def _round_trip_bounds(m, inst: OdrpInstance, counts, used) -> None:
         m.latency_paths.add(m.before[st.target] >= m.before[st.source] + m.rho[st.source])
         m.latency_paths.add(m.after[st.source] >= m.rho[st.target] + m.after[st.target])
     m.round_trip = pyo.ConstraintList()
+    through = [m.before[i] + m.rho[i] + m.after[i] for i in ops]
     for i in ops:
-        through = m.before[i] + m.rho[i] + m.after[i]
         for u, rt in trip[i].items():
             if rt > 0:
-                m.round_trip.add(m.r >= through + rt * used(i, u))
-        home = [u for u, rt in trip[i].items() if rt == 0]
-        if len(home) == 1 and len(trip[i]) > 1:
-            p = home[0]
-            at_home = sum(m.h[i, p, k, k] for k in counts[i])
-            m.round_trip.add(m.r >= through + min(rt for rt in trip[i].values() if rt > 0) * (1 - at_home))
+                m.round_trip.add(m.r >= through[i] + rt * used(i, u))
+    return through
 
 
 def round_trips(inst: OdrpInstance) -> list[dict[int, float]]:

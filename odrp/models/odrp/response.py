@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import pyomo.environ as pyo
 
-from odrp.models.odrp.compact import round_trips
+from odrp.models.odrp.compact import round_trip_rows, round_trips
 from odrp.models.odrp.reduction import lower_bounds
 from odrp.problems.odrp import OdrpInstance, Placement
 
@@ -232,22 +232,11 @@ def _coupling_bounds(m, inst: OdrpInstance, share) -> None:
 
 
 def _round_trip_bounds(m, inst: OdrpInstance, share) -> None:
-    ops = range(inst.n_operators)
     trip = round_trips(inst)
-    m.before = pyo.Var(ops, domain=pyo.NonNegativeReals)  # a_i: latency-only potential from the sources
-    m.after = pyo.Var(ops, domain=pyo.NonNegativeReals)  # b_i: latency-only potential to the sinks
-    m.latency_paths = pyo.ConstraintList()
-    for st in inst.streams:
-        m.latency_paths.add(m.before[st.target] >= m.before[st.source] + m.rho[st.source])
-        m.latency_paths.add(m.after[st.source] >= m.rho[st.target] + m.after[st.target])
-    m.round_trip = pyo.ConstraintList()
-    for i in ops:
-        through = m.before[i] + m.rho[i] + m.after[i]
-        for u, rt in trip[i].items():
-            if rt > 0:
-                m.round_trip.add(m.r >= through + rt * m.o[i, u])
+    through = round_trip_rows(m, inst, trip, lambda i, u: m.o[i, u])
+    for i in range(inst.n_operators):
         if len(trip[i]) > 1 and any(rt > 0 for rt in trip[i].values()):
-            m.round_trip.add(m.r >= through + sum(rt * share[i, u] for u, rt in trip[i].items()))
+            m.round_trip.add(m.r >= through[i] + sum(rt * share[i, u] for u, rt in trip[i].items()))
 
 
 def _log_availability(m, inst: OdrpInstance):
