@@ -90,6 +90,10 @@ def test_the_response_time_model_takes_a_warm_start_as_its_incumbent(seed, solve
         assert stats["warm_start"]["objective"] == pytest.approx(start.objective, rel=1e-12)
         if not local_search:  # the start alone set the response-time ceiling
             assert stats["start_objective"] == pytest.approx(start.objective, rel=1e-12)
+            assert stats["start_source"] == "warm start" and stats["warm_start"]["accepted"] is True
+        else:  # the better of the two: the warm start only if the local search found less
+            assert stats["warm_start"]["accepted"] is (stats["start_source"] == "warm start")
+            assert stats["start_objective"] >= start.objective - 1e-12
 
 
 @pytest.mark.parametrize("module", [compact, paper])

@@ -65,11 +65,16 @@ def solve(
     if formulation == "compact" and response_model and response.serves(inst):
         outcome = _solve_response(inst, solver, time_limit, mip_gap, local_search, given)
         if start_objective is not None:
+            used = outcome.stats.get("start_source") == "warm start"
             outcome.stats["warm_start"] = {
                 "objective": start_objective,
-                "accepted": True,
+                "accepted": used,
                 "solver_objective": None,
-                "solver_log": ["used as the incumbent and response-time ceiling"],
+                "solver_log": [
+                    "used as the incumbent and response-time ceiling"
+                    if used
+                    else "not used: the local search's placement was at least as good"
+                ],
             }
         return outcome
     module = compact if formulation == "compact" else paper
@@ -101,8 +106,11 @@ def _solve_response(
     if use_start and inst.weights["response_time"] > 0:
         # at most a quarter of the time limit (wall clock) goes to the start
         known = start.local_search(inst, wall_seconds=None if time_limit is None else time_limit / 4)
+    if known is not None:
+        stats["start_source"] = "local search"
     if given is not None and inst.weights["response_time"] > 0 and (known is None or given[1] > known[1]):
         known = given
+        stats["start_source"] = "warm start"
     stats["start_s"] = time.perf_counter() - began
     model_inst, conflicts, excluded, ceiling = inst, (), (), None
     if known is not None:
