@@ -109,7 +109,7 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
                 print(
                     f"| {components} x {machines} | {seed} | {solver} | {result.status} | {result.objective:.3f} | "
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
-                    f"{stats['pattern_bound']:.3f} | {stats['hetero_greedy']:.3f} | {stats['warm_start']:.3f} | "
+                    f"{stats['pattern_bound']:.3f} | {stats['hetero_greedy']:.3f} | {stats['start_rate']:.3f} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )
     print(f"\nuptime: {uptime()}")

@@ -72,6 +72,25 @@ def test_cbc_second_opinion(seed):
     assert result.objective == pytest.approx(optimum, rel=1e-6)
 
 
+@pytest.mark.parametrize("seed", [0, 3, 6])
+@pytest.mark.parametrize("solver", ["cpsat", "highs"])
+def test_warm_start_gives_the_brute_force_optimum(seed, solver):
+    """A warm start (issue 8's contract) is the rate search's incumbent when it beats the search's
+    own start: without that start (search_start off) it always is; the optimum stays brute force's."""
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    start = run_method(THROUGHPUT, inst, "storm_default")
+    assert start.verified and start.objective <= optimum + 1e-9
+    result = run_method(
+        THROUGHPUT, inst, "exact", solver=solver, warm_start=start.solution, options={"search_start": False}
+    )
+    assert result.status == "optimal" and result.verified, result.message
+    assert result.objective == pytest.approx(optimum, rel=1e-6)
+    report = result.metrics["method_stats"]["warm_start"]
+    assert report["accepted"] is True
+    assert report["objective"] == pytest.approx(start.objective, rel=1e-12)
+
+
 def test_replication_and_a_machine_with_spare_capacity_by_hand():
     # one spout on A (e 1, MET 10) and B (e 2, MET 10), capacity 100, 4 task slots each.
     # A alone: R = 90; A2 + B1 (N = 3): A 2 (R/3) + 20 <= 100 -> R <= 120, B 2 (R/3) + 10 <= 100 -> 135:

@@ -53,10 +53,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from odrp.models import ExactOutcome
+from odrp.models import ExactOutcome, checked_start
 from odrp.models.throughput import bounds, pattern_bound, patterns, polish, rate_model
 from odrp.models.throughput.matrix import pyomo_values
-from odrp.problems.throughput import Counts, ThroughputInstance, rate, solution_json
+from odrp.problems.throughput import Counts, ThroughputInstance, evaluate, parse_solution, rate, solution_json
 from odrp.result import relative_gap
 from odrp.solvers import (
     DEFAULT_MIP_GAP,
@@ -103,18 +103,21 @@ def solve(
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
     fixed_instances: dict[int, int] | None = None,
-    warm_start: bool = True,
+    search_start: bool = True,
     symmetry: bool = True,
     fluid_levels: bool = True,
     workers: int = 1,
     formulation: str = "auto",
     pattern_lp: bool = True,
+    warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
     (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates). ``pattern_lp``:
-    tighten the fluid bound first with :mod:`.pattern_bound`.
+    tighten the fluid bound first with :mod:`.pattern_bound`. ``search_start``: start from the best of
+    hetero_greedy and the rounded fluid LP (:func:`_warm_start`); ``warm_start``: a feasible solution
+    JSON, the incumbent when it beats that start (the search only ever needs a placement's exact rate).
     """
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
@@ -133,10 +136,23 @@ def solve(
     stats["fluid_bound"] = upper
 
     incumbent: Counts | None = None
-    if warm_start and fixed_instances is None:
+    if search_start and fixed_instances is None:
         incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
     best = rate(inst, incumbent) if incumbent is not None else None
-    stats["warm_start"] = best
+    stats["start_rate"] = best
+    if warm_start is not None:
+        given_rate = checked_start(evaluate, inst, warm_start)
+        used = fixed_instances is None and (best is None or given_rate > best)
+        if used:
+            incumbent, best = parse_solution(inst, warm_start, "warm start"), given_rate
+        stats["warm_start"] = {
+            "objective": given_rate,
+            "accepted": used,
+            "solver_objective": None,
+            "solver_log": [
+                "the incumbent of the rate search" if used else "not used: the search's own start was better"
+            ],
+        }
     if incumbent is None:
         feasible = _round(inst, 0.0, solver, deadline, fixed_instances, symmetry, False, workers, None, stats, pool)
         if feasible.status == "infeasible":
