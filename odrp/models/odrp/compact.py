@@ -198,16 +198,7 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: 
             ),
         )
 
-    m.start = pyo.Var(ops, domain=pyo.NonNegativeReals)
-    m.r = pyo.Var(domain=pyo.NonNegativeReals)
-    m.path = pyo.Constraint(
-        streams,
-        rule=lambda m, s: (
-            m.start[inst.streams[s].target]
-            >= m.start[inst.streams[s].source] + m.rho[inst.streams[s].source] + m.delta[s]
-        ),
-    )
-    m.sink = pyo.Constraint(inst.sinks, rule=lambda m, i: m.r >= m.start[i] + m.rho[i])
+    response_time_rows(m, inst)
     if options.round_trip_bounds:
         _round_trip_bounds(m, inst, counts, used)
     return m.r
@@ -222,6 +213,22 @@ def _round_trip_bounds(m, inst: OdrpInstance, counts, used) -> None:
             p = home[0]
             at_home = sum(m.h[i, p, k, k] for k in counts[i])
             m.round_trip.add(m.r >= through[i] + min(rt for rt in trip[i].values() if rt > 0) * (1 - at_home))
+
+
+def response_time_rows(m, inst: OdrpInstance) -> None:
+    """Response time R (eqs. 8, 9, 22) as longest-path potentials: t_j >= t_i + rho_i + delta_ij per
+    stream, r >= t_i + rho_i at the sinks (one row per stream instead of one per path); needs
+    ``m.rho`` and ``m.delta``. Shared by this model and :mod:`.response`."""
+    m.start = pyo.Var(range(inst.n_operators), domain=pyo.NonNegativeReals)
+    m.r = pyo.Var(domain=pyo.NonNegativeReals)
+    m.path = pyo.Constraint(
+        range(len(inst.streams)),
+        rule=lambda m, s: (
+            m.start[inst.streams[s].target]
+            >= m.start[inst.streams[s].source] + m.rho[inst.streams[s].source] + m.delta[s]
+        ),
+    )
+    m.sink = pyo.Constraint(inst.sinks, rule=lambda m, i: m.r >= m.start[i] + m.rho[i])
 
 
 def round_trip_rows(m, inst: OdrpInstance, trip: list[dict[int, float]], used) -> list:

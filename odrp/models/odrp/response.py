@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import pyomo.environ as pyo
 
-from odrp.models.odrp.compact import round_trip_rows, round_trips
+from odrp.models.odrp.compact import response_time_rows, round_trip_rows, round_trips
 from odrp.models.odrp.reduction import lower_bounds
 from odrp.problems.odrp import OdrpInstance, Placement
 
@@ -166,16 +166,7 @@ def _response_time(m, inst: OdrpInstance, counts, share, options: ResponseOption
     elif options.delay_bound == "coupling":
         _coupling_bounds(m, inst, share)
 
-    m.start = pyo.Var(ops, domain=pyo.NonNegativeReals)
-    m.r = pyo.Var(domain=pyo.NonNegativeReals)
-    m.path = pyo.Constraint(
-        streams,
-        rule=lambda m, s: (
-            m.start[inst.streams[s].target]
-            >= m.start[inst.streams[s].source] + m.rho[inst.streams[s].source] + m.delta[s]
-        ),
-    )
-    m.sink = pyo.Constraint(inst.sinks, rule=lambda m, i: m.r >= m.start[i] + m.rho[i])
+    response_time_rows(m, inst)
     if options.round_trip_bounds:
         _round_trip_bounds(m, inst, share)
     if options.path_bounds:

@@ -276,16 +276,7 @@ def _round(
     else:
         matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)
         record.update(matrix.model.size())
-        if solver == "highs":
-            highs = matrix.model.to_highs()
-            for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
-                highs.setOptionValue(option, FEASIBILITY)
-            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
-            values = list(highs.getSolution().col_value) if run.objective is not None else None
-        else:
-            pyomo_model = matrix.model.to_pyomo()
-            run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
-            values = pyomo_values(pyomo_model) if run.objective is not None else None
+        run, values = _solve_matrix(matrix.model, solver, left)
         counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
     if counts is not None:
@@ -324,22 +315,27 @@ def _pattern_round(
     else:
         matrix = patterns.build_matrix(inst, pm, symmetry)
         record.update(matrix.model.size())
-        if solver == "highs":
-            highs = matrix.model.to_highs()
-            for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
-                highs.setOptionValue(option, FEASIBILITY)
-            run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
-            values = list(highs.getSolution().col_value) if run.objective is not None else None
-        else:
-            pyomo_model = matrix.model.to_pyomo()
-            run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
-            values = pyomo_values(pyomo_model) if run.objective is not None else None
+        run, values = _solve_matrix(matrix.model, solver, left)
         counts = patterns.decode_matrix(matrix, pm, values) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
     if counts is not None:
         record["rate"] = rate(inst, counts)
         return _RoundResult("feasible", counts)
     return _RoundResult(run.status, None, run.message)
+
+
+def _solve_matrix(model, solver: str, left: float | None) -> tuple[SolverRun, list[float] | None]:
+    """One P(rho) in matrix form with HiGHS (highspy, tight feasibility tolerances) or CBC (Pyomo):
+    the run and the column values of its solution, if any."""
+    if solver == "highs":
+        highs = model.to_highs()
+        for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+            highs.setOptionValue(option, FEASIBILITY)
+        run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
+        return run, list(highs.getSolution().col_value) if run.objective is not None else None
+    pyomo_model = model.to_pyomo()
+    run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
+    return run, pyomo_values(pyomo_model) if run.objective is not None else None
 
 
 def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None, float | None]:
