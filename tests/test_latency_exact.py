@@ -112,6 +112,8 @@ SWITCHES = [
     {"cut": "max", "spreading": "none"},
     {"spreading": "all", "metric_bounds": True},
     {"connectivity": False, "fewest_supervisors": False, "twins": False, "supervisor_symmetry": False},
+    {"cut_latency": True},
+    {"cut_latency": True, "edge_latency": "aggregated", "cutoff": True},
 ]
 
 

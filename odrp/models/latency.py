@@ -112,6 +112,9 @@ class Options:
     s_lat >= a_i + l(p(i), p(t)) for every sink t that i reaches (triangle inequality along paths)."""
     supervisor_symmetry: bool = True
     """Order interchangeable supervisors (equal capacities and, unless w1 = 0, equal latencies)."""
+    cut_latency: bool = False
+    """d[e] >= sum_u m_u g[e,u] with m_u = min_{v != u} l_uv: a cut edge has at least the latency to
+    the nearest other supervisor (needs ``cut="tv"``)."""
     scale: float | None = None
     """Objective multiplier; None: 1 / (the smallest positive weight coefficient), at most 1e6."""
 
@@ -199,6 +202,12 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
         )
     elif options.edge_latency != "tail":
         raise ValueError(f"edge_latency: expected aggregated, tail, pairwise or flow, got {options.edge_latency!r}")
+    if options.cut_latency and options.cut == "tv":
+        nearest = [min((lat[u][v] for v in sups if v != u), default=0.0) for u in sups]
+        m.cut_latency = pyo.Constraint(
+            [e for e in lat_edges if e in set(cut_edges)],
+            rule=lambda m, e: m.d[e] >= sum(nearest[u] * m.g[e, u] for u in sups),
+        )
     m.path = pyo.Constraint(lat_edges, rule=lambda m, e: m.a[inst.edges[e][1]] >= m.a[inst.edges[e][0]] + m.d[e])
     m.longest = pyo.Constraint(ops, rule=lambda m, i: m.s_lat >= m.a[i])
     if options.metric_bounds and is_metric(lat):
