@@ -53,6 +53,24 @@ Further valid inequalities (none removes an optimal placement)
   (supervisors) are then both in decreasing lexicographic order, which every orbit of placements
   contains (the lexicographically largest member), so the two orderings are compatible.
 
+**Cut latency** (option ``cut_latency``): a cut edge is at least as long as the link from its tail's
+supervisor u to the nearest other supervisor, m_u = min_{v != u} l_uv, so d[e] >= sum_u m_u g[e,u].
+Valid: every placement has the completion g[e,u] = (x_iu - x_ju)^+ (which the objective prefers,
+and which costs nothing more when the cut has weight 0), and with it the row reads d[e] >= m_{p(i)}
+on a cut edge, 0 otherwise.
+
+**The tiny latency weight, lexicographically** (analysed and measured for the 60 s target; not used).
+Write s = F + w1 s_lat with F the other three terms. Solve min F first (w1 = 0: every two supervisors
+of equal capacity are interchangeable, so the symmetry rows apply): incumbent p0, bound b0. Every
+optimal p* then lies in the window b0 <= F(p*) <= s(p0) - w1 L, L any lower bound of s_lat (since
+F(p*) + w1 s_lat(p*) <= s(p0)), so min s over the window is the optimum. This is exact, but the second
+stage is not cheaper: the window does not help the LP relaxation see the latency (its latency bound
+stays near 0 because fractional x spreads every operator over all supervisors), and proving that only
+the structure of p0 lies in the window (a no-good on p0's cut set, up to the twins' images) is a
+second search as hard as the first. On T-R3 at load 0.4 the first stage takes 8.6 CPU s against 19.3
+for the whole model, and the second did not close in 150 000 simplex iterations; on T-R7 at load 0.4
+the first stage takes 46 CPU s (the whole model 123). See README, "Latency details".
+
 **Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
 symmetry rows admit only one member of each orbit of placements, so the start is first moved, within
 its orbit (same score, which the evaluator confirms), to a member they admit
