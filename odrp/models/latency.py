@@ -55,9 +55,9 @@ Further valid inequalities (none removes an optimal placement)
 
 **Cut latency** (option ``cut_latency``): a cut edge is at least as long as the link from its tail's
 supervisor u to the nearest other supervisor, m_u = min_{v != u} l_uv, so d[e] >= sum_u m_u g[e,u].
-Valid: every placement has the completion g[e,u] = (x_iu - x_ju)^+ (which the objective prefers,
-and which costs nothing more when the cut has weight 0), and with it the row reads d[e] >= m_{p(i)}
-on a cut edge, 0 otherwise.
+Valid: every placement keeps its score with the completion g[e,u] = (x_iu - x_ju)^+ (the smallest g
+the other rows allow), under which the row reads d[e] >= m_{p(i)} <= l_{p(i)p(j)} on a cut edge and
+d[e] >= 0 on any other.
 
 **The tiny latency weight, lexicographically** (analysed and measured for the 60 s target; not used).
 Write s = F + w1 s_lat with F the other three terms. Solve min F first (w1 = 0: every two supervisors
@@ -67,7 +67,7 @@ F(p*) + w1 s_lat(p*) <= s(p0)), so min s over the window is the optimum. This is
 stage is not cheaper: the window does not help the LP relaxation see the latency (its latency bound
 stays near 0 because fractional x spreads every operator over all supervisors), and proving that only
 the structure of p0 lies in the window (a no-good on p0's cut set, up to the twins' images) is a
-second search as hard as the first. On T-R3 at load 0.4 the first stage takes 8.6 CPU s against 19.3
+second search as hard as the first. On T-R3 at load 0.4 the first stage takes 9.2 CPU s against 19.3
 for the whole model, and the second did not close in 150 000 simplex iterations; on T-R7 at load 0.4
 the first stage takes 46 CPU s (the whole model 123). See README, "Latency details".
 
@@ -220,10 +220,13 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
         )
     elif options.edge_latency != "tail":
         raise ValueError(f"edge_latency: expected aggregated, tail, pairwise or flow, got {options.edge_latency!r}")
-    if options.cut_latency and options.cut == "tv":
+    if options.cut_latency:
+        if options.cut != "tv":
+            raise ValueError(f"cut_latency: needs cut=tv, got cut={options.cut!r}")
         nearest = [min((lat[u][v] for v in sups if v != u), default=0.0) for u in sups]
+        with_g = set(cut_edges)
         m.cut_latency = pyo.Constraint(
-            [e for e in lat_edges if e in set(cut_edges)],
+            [e for e in lat_edges if e in with_g],
             rule=lambda m, e: m.d[e] >= sum(nearest[u] * m.g[e, u] for u in sups),
         )
     m.path = pyo.Constraint(lat_edges, rule=lambda m, e: m.a[inst.edges[e][1]] >= m.a[inst.edges[e][0]] + m.d[e])
