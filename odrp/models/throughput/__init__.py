@@ -54,7 +54,7 @@ import time
 from typing import Any
 
 from odrp.models import ExactOutcome, checked_start
-from odrp.models.throughput import bounds, pattern_bound, patterns, polish, rate_model
+from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound, patterns, polish, rate_model
 from odrp.models.throughput.matrix import pyomo_values
 from odrp.problems.throughput import Counts, ThroughputInstance, evaluate, parse_solution, rate, solution_json
 from odrp.result import relative_gap
@@ -78,8 +78,13 @@ SUBPROBLEM_GAP = 0.05
 SLACK_OBJECTIVE = False
 """HiGHS and CBC solve P(rho) as a feasibility problem (measured faster than maximising the slack)."""
 SUBPROBLEM_SOLUTIONS = 1
+"""A feasible P(rho) stops after this many improving solutions: the next round starts higher anyway."""
 BOUND_BOX = 0.1
 """Share of the time limit the pattern LP bound may take (its bisection stops there)."""
+CONFIG_BOX = 0.25
+"""Share of the time left the configuration LP bound may take (its bisection stops there)."""
+CONFIG_PRECISION = 1e-4
+"""The configuration bound's bisection stops when its interval is this narrow (relative)."""
 ROUNDING_SCALES = (1.0, 1.5, 2.0, 3.0)
 """Scales of the fluid LP's instance counts rounded to warm starts (measured: 3 often best at 10-30 machines)."""
 PAIR_BOUNDS_UP_TO = 400
@@ -94,7 +99,8 @@ one halves the step. The final round, just above the incumbent, gets all the tim
 FEASIBILITY = 1e-9
 """HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
 a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
-"""A feasible P(rho) stops after this many improving solutions: the next round starts higher anyway."""
+CHILD_NONZEROS = 100_000
+"""A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 
 
 def solve(
@@ -109,13 +115,15 @@ def solve(
     workers: int = 1,
     formulation: str = "auto",
     pattern_lp: bool = True,
+    config_lp: bool | None = None,
     warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
     (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates). ``pattern_lp``:
-    tighten the fluid bound first with :mod:`.pattern_bound`. ``search_start``: start from the best of
+    tighten the fluid bound first with :mod:`.pattern_bound`; ``config_lp``: then with :mod:`.config_bound`
+    (None: with the level form, where machines are many). ``search_start``: start from the best of
     hetero_greedy and the rounded fluid LP (:func:`_warm_start`); ``warm_start``: a feasible solution
     JSON, the incumbent when it beats that start (the search only ever needs a placement's exact rate).
     """
@@ -165,6 +173,10 @@ def solve(
         box = None if deadline is None else time.perf_counter() + BOUND_BOX * (deadline - time.perf_counter())
         upper = min(upper, pattern_bound.upper_bound(inst, best, upper, box))
     stats["pattern_bound"] = upper
+    if (not use_patterns if config_lp is None else config_lp) and best > 0:
+        box = None if deadline is None else time.perf_counter() + CONFIG_BOX * (deadline - time.perf_counter())
+        upper = min(upper, config_bound.upper_bound(inst, best, upper, box, precision=CONFIG_PRECISION))
+    stats["config_bound"] = upper
 
     status = "optimal"
     message = ""
@@ -186,7 +198,7 @@ def solve(
             # within its tolerance but whose exact rate is not above the incumbent, step a bit higher
             target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
             box = None
-        limit = deadline if box is None else now + max(box, MIN_BOX)
+        limit = deadline if box is None else min(now + max(box, MIN_BOX), deadline)  # type: ignore[operator]
         result = _round(
             inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats, pool
         )
@@ -326,16 +338,26 @@ def _pattern_round(
 
 def _solve_matrix(model, solver: str, left: float | None) -> tuple[SolverRun, list[float] | None]:
     """One P(rho) in matrix form with HiGHS (highspy, tight feasibility tolerances) or CBC (Pyomo):
-    the run and the column values of its solution, if any."""
+    the run and the column values of its solution, if any.
+
+    A time-limited HiGHS model with more than ``CHILD_NONZEROS`` nonzeros is solved in a child
+    process stopped at the deadline (:mod:`.highs_child`: HiGHS's presolve overshoots time limits).
+    """
     if solver == "highs":
-        highs = model.to_highs()
-        for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
-            highs.setOptionValue(option, FEASIBILITY)
-        run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
-        return run, list(highs.getSolution().col_value) if run.objective is not None else None
+        if left is not None and model.size()["nonzeros"] > CHILD_NONZEROS:
+            return highs_child.solve(model, left)
+        return _solve_highs(model, left)
     pyomo_model = model.to_pyomo()
     run = solve_pyomo(pyomo_model, "cbc", left, SUBPROBLEM_GAP)
     return run, pyomo_values(pyomo_model) if run.objective is not None else None
+
+
+def _solve_highs(model, left: float | None) -> tuple[SolverRun, list[float] | None]:
+    highs = model.to_highs()
+    for option in ("mip_feasibility_tolerance", "primal_feasibility_tolerance"):
+        highs.setOptionValue(option, FEASIBILITY)
+    run = run_highspy(highs, "max", left, SUBPROBLEM_GAP, max_solutions=SUBPROBLEM_SOLUTIONS)
+    return run, list(highs.getSolution().col_value) if run.objective is not None else None
 
 
 def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None, float | None]:

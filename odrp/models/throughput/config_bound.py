@@ -270,11 +270,22 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
     return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}
 
 
-def upper_bound(inst: ThroughputInstance, low: float, high: float, deadline: float | None, steps: int = 30) -> float:
-    """The lowest rate in (low, high] this bound refutes, by bisection (``high`` if none is found)."""
+def upper_bound(
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    deadline: float | None,
+    steps: int = 30,
+    precision: float = 1e-7,
+) -> float:
+    """The lowest rate in (low, high] this bound refutes, by bisection (``high`` if none is found).
+
+    Every LP after the first starts from the previous one's columns that still fit at its rate.
+    Stops after ``steps``, at ``deadline`` or when high - low <= ``precision`` high.
+    """
     previous = None
     for _ in range(steps):
-        if high - low <= 1e-7 * high or (deadline is not None and time.perf_counter() > deadline):
+        if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
             break
         mid = (low + high) / 2
         previous = ConfigurationLP(inst, mid, previous)
