@@ -15,11 +15,12 @@ sustains rho, summing phi over its machines counts every instance of c once at i
 
     sum_c u_{c,N_c} N_c  =  sum_w phi(q_w)  <=  sum_t M_t max_{q in Q_t} phi(q)  =: P(u),
 
-and the left side is at least D(u) = sum_c min_n n u_cn (n over :func:`.bounds.count_range`: no other
-level sustains rho). So D(u) > P(u) proves that no placement sustains rho: R* < rho. The maximum
-over Q_t is a grouped knapsack (one level and count per component, capacity and task limit), solved
-by dynamic programming on a grid of ``GRID`` capacity units with every weight rounded *down*: every
-feasible configuration stays feasible on the grid, so the grid optimum is an upper bound on the
+and the left side is at least D(u) = sum_c min_n n u_cn (n over :func:`.bounds.count_range`,
+narrowed by :func:`.bounds.fluid_count_ranges`, the fluid LP at R = rho: no other level sustains
+rho). So D(u) > P(u) proves that no placement sustains rho: R* < rho. The maximum over Q_t is a
+grouped knapsack (one level and count per component, capacity and task limit), solved by dynamic
+programming on a grid of ``GRID`` capacity units with every weight rounded *down*: every feasible
+configuration stays feasible on the grid, so the grid optimum is an upper bound on the
 true maximum and the proof stands (it only gets slightly weaker). The proof needs nothing but u >= 0
 and that upper bound: it never trusts an LP objective.
 
