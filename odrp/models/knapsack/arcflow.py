@@ -90,6 +90,8 @@ TABLE_LIMIT = 30_000_000
 """Largest (classes x capacity) a dynamic-programming table may hold (numbers, not bytes)."""
 ARC_LIMIT = 400_000
 """Largest reduced graph handed to HiGHS; a larger stage ends the search with the bound proven so far."""
+STAGE_SHARE = 0.5
+"""An intermediate stage runs only while its graph has at most this share of the last stage's arcs."""
 TOL = 1e-6
 
 
@@ -729,13 +731,21 @@ def solve(
     status: Status = "optimal"
     upper = min(bound.value, top)
     message = ""
-    for theta in thresholds(top, final, mkp.integral) if top >= final else []:
+    schedule = thresholds(top, final, mkp.integral) if top >= final else []
+    last = build_graph(mkp, bound, bound.value - schedule[-1]) if schedule else None
+    jump = False
+    for theta in schedule:
+        if jump and theta != schedule[-1]:
+            continue
         if left() == 0.0:
             status, message = "time_limit", f"time limit before the stage at threshold {theta:g}"
             break
         delta = bound.value - theta
         stage_start = time.perf_counter()
-        graph = build_graph(mkp, bound, delta)
+        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta)
+        if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
+            jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
+            continue
         record: dict[str, Any] = {"threshold": theta}
         stats["stages"].append(record)
         if graph is None:
