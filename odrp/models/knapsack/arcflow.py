@@ -719,7 +719,8 @@ def solve(
         patterns_generated=len(generation.patterns),
         bound_s=time.perf_counter() - start,
     )
-    master = restricted_master(mkp, generation.patterns, min(left() or 10.0, 10.0))
+    master_s = 10.0 if time_limit is None else min(10.0, 0.05 * time_limit, left() or 0.0)
+    master = restricted_master(mkp, generation.patterns, master_s)
     if master is not None and f.objective(to_family(master)) > f.objective(best):
         best = to_family(master)
         stats["incumbent_from"] = "integer master"
