@@ -267,14 +267,18 @@ def _one_job(sc: Any, rdd: Any, n: int, store: Callable[[dict[str, Any]], None])
     channel, arrived = outcome_channel(sc)
     with ThreadPoolExecutor(1, thread_name_prefix="odrp-bench") as pool:
         job = pool.submit(sc.runJob, rdd, functools.partial(run_partition_streamed, channel), list(range(n)))
-        while True:
-            try:
-                store(arrived.get(timeout=0.2))
-            except queue.Empty:
-                if job.done():  # a task's update reaches the queue before its job can end
-                    break
-        while not arrived.empty():
-            store(arrived.get())
+        try:
+            while True:
+                try:
+                    store(arrived.get(timeout=0.2))
+                except queue.Empty:
+                    if job.done():  # a task's update reaches the queue before its job can end
+                        break
+            while not arrived.empty():
+                store(arrived.get())
+        except BaseException:  # Ctrl-C or a failed write: end the job now, not when its last task ends
+            sc.cancelAllJobs()
+            raise
         return job.exception()
 
 
