@@ -26,9 +26,9 @@ instances (3) closes most of the gap of (1)-(2) where the capacity binds (jeu_10
 against 95 074).
 
 (4) has 3 n(n-1)(n-2)/6 rows; :meth:`Relaxation.separate` adds the most violated ones in rounds
-(at most ``cuts_per_round`` a round) until two rounds in a row each close less than ``min_progress`` of
-the gap between the bound and the target below (the first round often closes nothing: the LP's optimum
-is degenerate), then drops the rows of (4) that have slack (dropping rows relaxes the
+(at most ``cuts_per_round`` a round) until ``patience`` rounds in a row each close less than
+``min_progress`` of the gap between the bound and the target below (the first rounds often close
+nothing: the LP's optimum is degenerate), then drops the rows of (4) that have slack (dropping rows relaxes the
 LP: every bound stays valid, and the probes below run on a smaller LP).
 
 **Fixing by probing** (the reduction of Pisinger, Rasmussen and Sandvik 2007, with this bound). Let L
@@ -151,8 +151,10 @@ class Settings:
     cuts_per_round: int = 1000
     max_rounds: int = 30
     min_progress: float = 0.02
-    """A cut round that closes less than this share of the gap between bound and target ends the loop."""
-    probe_iterations: int = 1000
+    patience: int = 3
+    """The cut loop ends after this many rounds in a row that each close less than ``min_progress`` of
+    the gap between bound and target (the first rounds often close nothing: the LP is degenerate)."""
+    probe_iterations: int = 300
     """Dual simplex iterations a probe may take before it gives up (then nothing is fixed)."""
 
 
@@ -276,8 +278,8 @@ class Relaxation:
         is then set) or the deadline passed."""
         h = self.h
         h.setOptionValue("objective_bound", np.inf)
-        if self.deadline is not None:
-            h.setOptionValue("time_limit", max(0.0, self.deadline - time.perf_counter()))
+        if self.deadline is not None:  # HiGHS's time limit counts the run time of every solve of this object
+            h.setOptionValue("time_limit", h.getRunTime() + max(0.0, self.deadline - time.perf_counter()))
         h.run()
         status = h.getModelStatus()
         self.infeasible = status == highspy.HighsModelStatus.kInfeasible
@@ -319,12 +321,12 @@ class Relaxation:
         self._rows(list(cols), [np.array([1.0, 1.0, -1.0, -1.0])] * len(cols))
 
     def separate(self, target: float, settings: Settings) -> tuple[float, int]:
-        """Rounds of (4) until two rounds in a row each close less than ``min_progress`` of the gap to
-        ``target``; then the rows of (4) with slack are dropped. Returns the bound and the rows added."""
+        """Rounds of (4) until ``patience`` rounds in a row each close less than ``min_progress`` of the
+        gap to ``target``; then the rows of (4) with slack are dropped. Returns the bound and the rows added."""
         bound = -self.h.getInfo().objective_function_value
         added = stalled = 0
         for _ in range(settings.max_rounds):
-            if bound < target or stalled == 2 or _past(self.deadline):
+            if bound < target or stalled == settings.patience or _past(self.deadline):
                 break
             triangles = self.violated_triangles(settings.cuts_per_round)
             if not len(triangles):
