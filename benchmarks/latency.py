@@ -94,6 +94,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "+ prune slack triangle rows": {"prune": True},
     "+ cut-off at the hybrid's score": {"cutoff": True},
     "+ metric bounds": {"metric_bounds": True},
+    "+ cut latency d_e >= sum_u m_u g[e,u]": {"cut_latency": True},
 }
 
 

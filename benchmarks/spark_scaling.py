@@ -12,9 +12,11 @@ the CBC processes they wait for) and the number of instance files written. Colum
   every solve, the evaluator); ``solver s``: the rows' ``runtime_s`` summed;
 - ``first s``: from the first job to the first instance written (starting a Python worker and
   importing the solver stack in it, once per core, plus one instance);
-- ``overhead / instance s`` (steady state, after the first instance): (cores x wall seconds -
-  wall seconds in those tasks) / instances, i.e. scheduling, serialisation, result handling and
-  cores idle at the tail, per instance; ``share``: that over cores x wall seconds;
+- ``stop s``: from the last instance written to the end of the process (the manifest, stopping Spark,
+  the JVM's exit), with its CPU seconds; like the start-up, a fixed cost of the run, not of an instance;
+- ``overhead / instance s`` (steady state, from the first instance written to the last): (cores x
+  wall seconds - wall seconds in those tasks) / instances, i.e. scheduling, serialisation, result
+  handling and cores idle at the tail, per instance; ``share``: that over cores x wall seconds;
 - ``CPU overhead / instance s`` and ``CPU share``: the same from CPU seconds (the process tree's
   minus the tasks'), which unlike wall time do not grow when other programs share the cores;
 - ``speed-up``: jobs s of the first master over jobs s of this one (and the same with start-up).
@@ -37,6 +39,7 @@ import time
 from pathlib import Path
 
 from benchmarks import dataset
+from benchmarks.grid import load_grid
 
 GRID = Path(__file__).resolve().parent / "grids" / "spark-scaling.yaml"
 
@@ -63,9 +66,10 @@ def tree_cpu(root) -> dict[int, float]:
 
 
 def run(grid: Path, master: str, out: Path, partitions: int | None = None) -> dict:
-    """Run the grid in a fresh process: its run record, CPU seconds, and the first-instance mark."""
+    """Run the grid in a fresh process: its run record, CPU seconds, and the first- and last-instance marks."""
     import psutil
 
+    instances = len(load_grid(grid).tasks)
     command = [sys.executable, "-m", "odrp.cli", "bench", str(grid), "--out", str(out), "--master", master]
     if partitions is not None:
         command += ["--partitions", str(partitions)]
@@ -74,21 +78,27 @@ def run(grid: Path, master: str, out: Path, partitions: int | None = None) -> di
     root = psutil.Process(proc.pid)
     cpu: dict[int, float] = {}
     first: tuple[float, float] | None = None  # (wall, tree CPU) when the first instance was written
+    last: tuple[float, float] | None = None  # and when the last one was
     while proc.poll() is None:
         for pid, seconds in tree_cpu(root).items():
             cpu[pid] = max(cpu.get(pid, 0.0), seconds)
-        if first is None and dataset.files(out):
+        written = len(dataset.files(out))
+        if first is None and written:
             first = (time.perf_counter(), sum(cpu.values()))
-        time.sleep(0.5)
+        if last is None and written == instances:
+            last = (time.perf_counter(), sum(cpu.values()))
+        time.sleep(0.2)
     end = time.perf_counter()
-    if proc.returncode != 0 or first is None:
+    if proc.returncode != 0 or first is None or last is None:
         raise SystemExit(f"odrp bench failed on {master} (exit code {proc.returncode})")
     record = json.loads((out / "manifest.json").read_text())["runs"][-1]
     record["solver_s"] = float(dataset.read(out)["runtime_s"].sum())
     record["tree_cpu_s"] = sum(cpu.values())
     record["first_s"] = first[0] - start - record["startup_s"]
-    record["steady_wall_s"] = end - first[0]
-    record["steady_cpu_s"] = record["tree_cpu_s"] - first[1]
+    record["steady_wall_s"] = last[0] - first[0]
+    record["steady_cpu_s"] = last[1] - first[1]
+    record["stop_s"] = end - last[0]
+    record["stop_cpu_s"] = record["tree_cpu_s"] - last[1]
     return record
 
 
@@ -112,10 +122,11 @@ def main() -> None:
     )
     print()
     print(
-        "| master | instances | start s | jobs s | first s | in tasks s | solver s | overhead / instance s "
-        "| share | CPU overhead / instance s | CPU share | speed-up (jobs) | speed-up (with start) |"
+        "| master | instances | start s | jobs s | first s | stop s (CPU s) | in tasks s | solver s "
+        "| overhead / instance s | share | CPU overhead / instance s | CPU share "
+        "| speed-up (jobs) | speed-up (with start) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for master, r in rows:
         n = r["ran"]
         later = (n - 1) / n  # the share of the tasks' time that falls after the first instance
@@ -123,7 +134,8 @@ def main() -> None:
         overhead = busy - later * r["task_s"]
         cpu_overhead = r["steady_cpu_s"] - later * r["task_cpu_s"]
         print(
-            f"| {master} | {n} | {r['startup_s']:.1f} | {r['jobs_s']:.1f} | {r['first_s']:.1f} | {r['task_s']:.1f} "
+            f"| {master} | {n} | {r['startup_s']:.1f} | {r['jobs_s']:.1f} | {r['first_s']:.1f} "
+            f"| {r['stop_s']:.1f} ({r['stop_cpu_s']:.1f}) | {r['task_s']:.1f} "
             f"| {r['solver_s']:.1f} | {overhead / (n - 1):.3f} | {100 * overhead / busy:.1f}% "
             f"| {cpu_overhead / (n - 1):.3f} | {100 * cpu_overhead / r['steady_cpu_s']:.1f}% "
             f"| {base['jobs_s'] / r['jobs_s']:.2f}x "

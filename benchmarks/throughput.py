@@ -4,6 +4,7 @@
     python -m benchmarks.throughput --part paper         # paper-size solve times, CP-SAT / HiGHS / CBC
     python -m benchmarks.throughput --part large         # 10 x 10 and 20 x 30 with a 60 s limit
     python -m benchmarks.throughput --part gaps          # the heuristics vs the optimum, 100 instances
+    python -m benchmarks.throughput --part bounds        # fluid, pattern and configuration bounds vs R*
     python -m benchmarks.throughput --part gaps --seeds 20 --solver highs
 
 Prints markdown tables. Times are wall seconds of ``run_method`` (model building, the warm start and
@@ -96,10 +97,10 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
     print(f"\n### Larger instances, time limit {time_limit:.0f} s\n")
     print(f"uptime: {uptime()}\n")
     print(
-        "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | hetero_greedy "
-        "| warm start | wall s | CPU s |"
+        "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | config bound "
+        "| hetero_greedy | warm start | wall s | CPU s |"
     )
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for components, machines in ((10, 10), (20, 30)):
         for seed in range(seeds):
             inst = random_case(seed, components, machines)
@@ -109,9 +110,40 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
                 print(
                     f"| {components} x {machines} | {seed} | {solver} | {result.status} | {result.objective:.3f} | "
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
-                    f"{stats['pattern_bound']:.3f} | {stats['hetero_greedy']:.3f} | {stats['start_rate']:.3f} | "
+                    f"{stats['pattern_bound']:.3f} | {stats['config_bound']:.3f} | {stats['hetero_greedy']:.3f} | "
+                    f"{stats['start_rate']:.3f} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )
+    print(f"\nuptime: {uptime()}")
+
+
+def bounds_table(seeds: int) -> None:
+    """The three upper bounds (no time limit) against R* (paper size, proven) or the search's start (10 x 10)."""
+    from odrp.models.throughput import _warm_start, bounds, config_bound, pattern_bound
+    from odrp.problems.throughput import rate
+
+    print("\n### Upper bounds on R: fluid LP, pattern LP, configuration LP (bisection to 1e-4, no time limit)\n")
+    print(f"uptime: {uptime()}\n")
+    print("| size | seed | reference | fluid | pattern | config | config above reference | config CPU s |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for components, machines in ((5, 3), (10, 10)):
+        for seed in range(seeds):
+            inst = random_case(seed, components, machines)
+            if components * machines <= 15:
+                optimum = run_method(THROUGHPUT, inst, "exact")
+                reference, label = optimum.objective, "R*"
+            else:
+                reference, label = rate(inst, _warm_start(inst)[0]), "warm start"
+            fluid = bounds.fluid_bound(inst)
+            pattern = pattern_bound.upper_bound(inst, reference, fluid, None)
+            cpu = cpu_seconds()
+            config = config_bound.upper_bound(inst, reference, pattern, None, precision=1e-4)
+            cpu = cpu_seconds() - cpu
+            above = 100 * (config - reference) / reference
+            print(
+                f"| {components} x {machines} | {seed} | {label} {reference:.3f} | {fluid:.3f} | {pattern:.3f} | "
+                f"{config:.3f} | {above:.2f}% | {cpu:.1f} |"
+            )
     print(f"\nuptime: {uptime()}")
 
 
@@ -166,7 +198,7 @@ def gaps_table(seeds: int, solver: str, components: int = 5, machines: int = 3) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("paper", "large", "gaps", "all"), default="all")
+    parser.add_argument("--part", choices=("paper", "large", "gaps", "bounds", "all"), default="all")
     parser.add_argument("--seeds", type=int, default=None, help="random instances per table")
     parser.add_argument("--solver", default="cpsat", help="solver of the exact optimum in the gaps table")
     parser.add_argument("--components", type=int, default=5, help="components of the gaps table's instances")
@@ -177,6 +209,8 @@ def main() -> None:
         paper_table(args.seeds if args.seeds is not None else 10, ["cpsat", "highs", "cbc"])
     if args.part in ("large", "all"):
         large_table(args.seeds if args.seeds is not None else 3, ["cpsat", "highs"], args.time_limit)
+    if args.part in ("bounds", "all"):
+        bounds_table(args.seeds if args.seeds is not None else 4)
     if args.part in ("gaps", "all"):
         gaps_table(args.seeds if args.seeds is not None else 100, args.solver, args.components, args.machines)
 

@@ -255,8 +255,10 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
         and tc not in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded)
     )
     # CBC 2.10 sometimes ends a time-limited search with "Search completed ... Result - Optimal
-    # solution found" although its last "best possible" bound is far from the incumbent. A run
-    # that used up its time limit is therefore never taken as a proof of optimality.
+    # solution found" although its last "best possible" bound is far from the incumbent, and when the
+    # limit strikes inside its preprocessing it says "Pre-processing says infeasible" of a feasible
+    # model. A run that used up its time limit is therefore never taken as a proof of optimality or
+    # of infeasibility.
     timed_out = (
         tc == TerminationCondition.maxTimeLimit
         or "Stopped on time limit" in log
@@ -276,10 +278,10 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
     if tc == TerminationCondition.optimal and has_solution and not timed_out:
         status: Status = "optimal"
         bound = objective if bound is None else bound
-    elif tc in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded):
-        status = "infeasible"
     elif timed_out:
         status = "time_limit"
+    elif tc in (TerminationCondition.infeasible, TerminationCondition.infeasibleOrUnbounded):
+        status = "infeasible"
     elif has_solution and results.solver.status in (SolverStatus.ok, SolverStatus.aborted):
         status = "feasible"
     else:
@@ -296,7 +298,7 @@ def _solve_cbc(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: floa
     )
 
 
-_CBC_TIME = re.compile(r"\(([0-9.]+) seconds\)")
+_CBC_TIME = re.compile(r"\(([0-9.]+) seconds\)|Wallclock seconds\):\s*([0-9.]+)")
 _CBC_BEST_POSSIBLE = re.compile(r"best possible ([-+0-9.eE]+)")
 
 
@@ -313,8 +315,8 @@ def _cbc_start_report(log: str) -> dict[str, Any]:
 
 
 def _cbc_seconds(log: str) -> float:
-    """The longest elapsed time CBC printed in its branch-and-bound log."""
-    return max((float(t) for t in _CBC_TIME.findall(log)), default=0.0)
+    """The longest elapsed time CBC printed: in its branch-and-bound log or its closing wall-clock line."""
+    return max((float(a or b) for a, b in _CBC_TIME.findall(log)), default=0.0)
 
 
 def _cbc_best_possible(log: str) -> float | None:

@@ -196,3 +196,23 @@ def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
     assert crashed["message"].str.startswith("Spark task failed: ").all()
     fine = frame[frame["seed"] == 6]
     assert fine["status"].tolist() == ["optimal"]
+    # the one job of the run failed with the crash; the partitions whose outcomes had not arrived ran again
+    assert any(w.startswith("the run's Spark job failed") for w in summary.warnings), summary.warnings
+
+
+def test_the_outcome_accumulator_collects_in_a_task_and_hands_over_on_the_driver():
+    import queue
+
+    from benchmarks.stream import Outcomes
+
+    param = Outcomes()
+    in_task = param.zero(queue.SimpleQueue())  # what a task starts from: an empty list, whatever the driver holds
+    assert in_task == []
+    assert param.addInPlace(param.addInPlace(in_task, [{"instance_id": "a"}]), [{"instance_id": "b"}]) == [
+        {"instance_id": "a"},
+        {"instance_id": "b"},
+    ]
+    on_driver: queue.SimpleQueue = queue.SimpleQueue()
+    assert param.addInPlace(on_driver, [{"instance_id": "a"}, {"instance_id": "b"}]) is on_driver  # keeps nothing
+    assert [on_driver.get_nowait()["instance_id"] for _ in range(2)] == ["a", "b"]
+    assert on_driver.empty()

@@ -7,6 +7,7 @@ supervisors and asks the evaluator; the tiny instances are drawn here, not by th
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
@@ -112,6 +113,8 @@ SWITCHES = [
     {"cut": "max", "spreading": "none"},
     {"spreading": "all", "metric_bounds": True},
     {"connectivity": False, "fewest_supervisors": False, "twins": False, "supervisor_symmetry": False},
+    {"cut_latency": True},
+    {"cut_latency": True, "edge_latency": "aggregated", "cutoff": True},
 ]
 
 
@@ -156,3 +159,11 @@ def test_time_limit_returns_incumbent_and_bound():
     assert result.status in ("time_limit", "optimal")
     if result.status == "time_limit" and result.objective is not None:
         assert result.verified and result.bound is not None and result.bound <= result.objective + 1e-12
+
+
+def test_cut_latency_needs_the_total_variation_cut(run_cli, tmp_path):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(tiny(41, operators=4)))
+    proc = run_cli("solve", str(path), "--param", "cut_latency=true", "--param", "cut=max")
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert "cut_latency" in proc.stderr and "Traceback" not in proc.stderr

@@ -153,7 +153,9 @@ def test_time_limit_returns_incumbent_bound_and_gap():
 def test_cbc_time_limit_without_an_incumbent_returns_no_solution_and_its_bound():
     """CBC stopped by its time limit before any incumbent still hands Pyomo the LP relaxation's
     values (termination intermediateNonInteger); they are no placement and must not come back as
-    one. 20 operators on 12 nodes, balanced weights: CBC's preprocessing alone outlasts 1 s."""
+    one. 20 operators on 12 nodes, balanced weights: CBC's preprocessing alone outlasts 1 s, and when
+    the limit strikes inside it CBC says "Pre-processing says infeasible" of this feasible model (with
+    2 s it ends with a bound and no incumbent): no proof of infeasibility either."""
     inst = load(random_instance(seed=1, operators=20, nodes=12, max_replicas=3, weights_profile="balanced"))
     result = run_method(ODRP, inst, "exact", solver="cbc", time_limit=1)
     assert result.status == "time_limit", result.message

@@ -53,6 +53,24 @@ Further valid inequalities (none removes an optimal placement)
   (supervisors) are then both in decreasing lexicographic order, which every orbit of placements
   contains (the lexicographically largest member), so the two orderings are compatible.
 
+**Cut latency** (option ``cut_latency``): a cut edge is at least as long as the link from its tail's
+supervisor u to the nearest other supervisor, m_u = min_{v != u} l_uv, so d[e] >= sum_u m_u g[e,u].
+Valid: every placement keeps its score with the completion g[e,u] = (x_iu - x_ju)^+ (the smallest g
+the other rows allow), under which the row reads d[e] >= m_{p(i)} <= l_{p(i)p(j)} on a cut edge and
+d[e] >= 0 on any other.
+
+**The tiny latency weight, lexicographically** (analysed and measured for the 60 s target; not used).
+Write s = F + w1 s_lat with F the other three terms. Solve min F first (w1 = 0: every two supervisors
+of equal capacity are interchangeable, so the symmetry rows apply): incumbent p0, bound b0. Every
+optimal p* then lies in the window b0 <= F(p*) <= s(p0) - w1 L, L any lower bound of s_lat (since
+F(p*) + w1 s_lat(p*) <= s(p0)), so min s over the window is the optimum. This is exact, but the second
+stage is not cheaper: the window does not help the LP relaxation see the latency (its latency bound
+stays near 0 because fractional x spreads every operator over all supervisors), and proving that only
+the structure of p0 lies in the window (a no-good on p0's cut set, up to the twins' images) is a
+second search as hard as the first. On T-R3 at load 0.4 the first stage takes 9.2 CPU s against 19.3
+for the whole model, and the second did not close in 150 000 simplex iterations; on T-R7 at load 0.4
+the first stage takes 46 CPU s (the whole model 123). See README, "Latency details".
+
 **Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
 symmetry rows admit only one member of each orbit of placements, so the start is first moved, within
 its orbit (same score, which the evaluator confirms), to a member they admit
@@ -112,6 +130,9 @@ class Options:
     s_lat >= a_i + l(p(i), p(t)) for every sink t that i reaches (triangle inequality along paths)."""
     supervisor_symmetry: bool = True
     """Order interchangeable supervisors (equal capacities and, unless w1 = 0, equal latencies)."""
+    cut_latency: bool = False
+    """d[e] >= sum_u m_u g[e,u] with m_u = min_{v != u} l_uv: a cut edge has at least the latency to
+    the nearest other supervisor (needs ``cut="tv"``)."""
     scale: float | None = None
     """Objective multiplier; None: 1 / (the smallest positive weight coefficient), at most 1e6."""
 
@@ -199,6 +220,15 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
         )
     elif options.edge_latency != "tail":
         raise ValueError(f"edge_latency: expected aggregated, tail, pairwise or flow, got {options.edge_latency!r}")
+    if options.cut_latency:
+        if options.cut != "tv":
+            raise ValueError(f"cut_latency: needs cut=tv, got cut={options.cut!r}")
+        nearest = [min((lat[u][v] for v in sups if v != u), default=0.0) for u in sups]
+        with_g = set(cut_edges)
+        m.cut_latency = pyo.Constraint(
+            [e for e in lat_edges if e in with_g],
+            rule=lambda m, e: m.d[e] >= sum(nearest[u] * m.g[e, u] for u in sups),
+        )
     m.path = pyo.Constraint(lat_edges, rule=lambda m, e: m.a[inst.edges[e][1]] >= m.a[inst.edges[e][0]] + m.d[e])
     m.longest = pyo.Constraint(ops, rule=lambda m, i: m.s_lat >= m.a[i])
     if options.metric_bounds and is_metric(lat):

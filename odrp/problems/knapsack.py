@@ -33,6 +33,9 @@ from odrp.problems import qm3dkp
 from odrp.problems.base import Evaluation, ProblemKind, require, validate
 from odrp.problems.qm3dkp import FORMULATIONS
 
+ARCFLOW_FORMULATIONS = (*FORMULATIONS, "arcflow")
+"""The multiple knapsack kinds also take the arc-flow search (:mod:`odrp.models.knapsack.arcflow`)."""
+
 CAPACITY_RTOL = 1e-9
 
 
@@ -421,6 +424,7 @@ def _kind(
     generator: Callable[..., dict[str, Any]],
     default_solver: str,
     sense: str = "max",
+    formulations: tuple[str, ...] = FORMULATIONS,
 ) -> ProblemKind:
     return ProblemKind(
         name=name,
@@ -435,14 +439,24 @@ def _kind(
         size_label="items",
         solvers=("highs", "cbc", "cpsat"),
         default_solver=default_solver,
-        formulations=FORMULATIONS,
+        formulations=formulations,
     )
 
 
 def _classic_kinds() -> tuple[ProblemKind, ...]:
     return (
-        _kind("kp", "0-1 knapsack", KpSpec, load_kp, evaluate_kp, generators.kp, "highs"),
-        _kind("mkp", "0-1 multiple knapsack", MkpSpec, load_mkp, evaluate_mkp, generators.mkp, "highs"),
+        _kind("kp", "0-1 knapsack", KpSpec, load_kp, evaluate_kp, generators.kp, "highs", "max", ARCFLOW_FORMULATIONS),
+        _kind(
+            "mkp",
+            "0-1 multiple knapsack",
+            MkpSpec,
+            load_mkp,
+            evaluate_mkp,
+            generators.mkp,
+            "highs",
+            "max",
+            ARCFLOW_FORMULATIONS,
+        ),
         _kind(
             "gap",
             "generalized assignment (sense per instance; registered as min)",

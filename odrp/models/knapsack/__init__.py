@@ -39,7 +39,7 @@ from typing import Any
 
 from odrp.errors import InputError
 from odrp.models import ExactOutcome, checked_start, model_size, warm_start_stats
-from odrp.models.knapsack import bounds, milp, patterns, qkp_reduction, qkp_search, search
+from odrp.models.knapsack import arcflow, bounds, milp, patterns, qkp_reduction, qkp_search, search
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.mapping import counts_of_solution, family_of, solution_of
 from odrp.models.knapsack.milp import Options, infeasible_classes
@@ -49,7 +49,7 @@ from odrp.solvers import solve as solve_model
 
 __all__ = ["FORMULATIONS", "Family", "Options", "family_of", "set_start", "solution_of", "solve"]
 
-FORMULATIONS = ("auto", "compact", "patterns")
+FORMULATIONS = ("auto", "compact", "patterns", "arcflow")
 AUTO_PATTERN_LIMIT = 20_000
 REDUCTION_MIN_ITEMS = 40
 """The QKP reduction runs by default from this many items on (below, the MILP alone is quick)."""
@@ -94,6 +94,8 @@ def solve(
     else:
         searched = family.n_pairs > 0 if search_start is None else bool(search_start)
         incumbent = search.warm_start(family, _search_seconds(time_limit)) if searched else None
+    if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver)):
+        return _solve_arcflow(instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start)
     floor = None if incumbent is None else _floor(family, incumbent)
     options = Options(
         objective_bound=bounds.surrogate_bound(family) if tighten else None,
@@ -292,6 +294,42 @@ def _rescore(run: SolverRun, family: Family, counts: Any, stats: dict[str, Any])
         stats["model_objective"] = run.objective
     run.objective = value
     run.gap = relative_gap(value, run.bound, family.sense)
+
+
+def _arcflow_pays(family: Family, solver: str) -> bool:
+    """``auto`` takes the arc-flow search for a multiple knapsack (two knapsacks or more) solved with HiGHS."""
+    return solver == "highs" and family.n_knapsacks > 1 and arcflow.applies(family) is None
+
+
+def _solve_arcflow(
+    instance: Any,
+    family: Family,
+    solver: str,
+    time_limit: float | None,
+    mip_gap: float,
+    incumbent: Any,
+    start_objective: float | None,
+    started: float,
+) -> ExactOutcome:
+    """The arc-flow search of :mod:`.arcflow`; a warm or search start is its first incumbent."""
+    reason = arcflow.applies(family)
+    if reason is not None:
+        raise InputError("command line", "--formulation arcflow", f"an instance with {reason}")
+    if solver != "highs":
+        raise InputError("command line", "--solver", "highs with --formulation arcflow (its stages run on HiGHS)")
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - started))
+    run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent)
+    if start_objective is not None:  # the start is the search's first incumbent, not a MIP start
+        stats["warm_start"] = {
+            "objective": start_objective,
+            "accepted": True,
+            "solver_objective": None,
+            "solver_log": [],
+        }
+    elif incumbent is not None:
+        stats["search_start"] = family.objective(incumbent)
+    stats["build_s"] = time.perf_counter() - started - run.runtime_s
+    return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
 def _model(family: Family, options: Options, formulation: str, stats: dict[str, Any]):

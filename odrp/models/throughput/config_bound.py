@@ -1,0 +1,297 @@
+"""A configuration bound on R: per-machine integrality at a fixed rate, by column generation.
+
+At a rate rho a placement gives every component c a level N_c = n (its instance count) and every
+machine w a *configuration*: how many instances k_c of each component it holds, each costing
+s_cw(n) = e_cw l_c rho / n + MET_cw CPU (eq. 5) at c's level. A configuration is feasible on w when
+
+    sum_c k_c s_cw(N_c) <= cap_w,   sum_c k_c <= k_w,   k_c <= count_bound(c, w)      (one machine)
+
+and the machines' counts add up to the levels: sum_w k_c(w) = N_c. Identical machines (same type,
+capacity and task limit: a *class* t of M_t machines) have the same configurations Q_t.
+
+**The proof.** For any multipliers u_cn >= 0 (one per component and level) write
+phi(q) = sum_c u_{c,n_c(q)} k_c(q) for a configuration q (the level it carries for c). If a placement
+sustains rho, summing phi over its machines counts every instance of c once at its level, so
+
+    sum_c u_{c,N_c} N_c  =  sum_w phi(q_w)  <=  sum_t M_t max_{q in Q_t} phi(q)  =: P(u),
+
+and the left side is at least D(u) = sum_c min_n n u_cn (n over :func:`.bounds.count_range`,
+narrowed by :func:`.bounds.fluid_count_ranges`, the fluid LP at R = rho: no other level sustains
+rho). So D(u) > P(u) proves that no placement sustains rho: R* < rho. The maximum over Q_t is a
+grouped knapsack (one level and count per component, capacity and task limit), solved by dynamic
+programming on a grid of ``GRID`` capacity units with every weight rounded *down*: every feasible
+configuration stays feasible on the grid, so the grid optimum is an upper bound on the
+true maximum and the proof stands (it only gets slightly weaker). The proof needs nothing but u >= 0
+and that upper bound: it never trusts an LP objective.
+
+**The multipliers** are the duals of the configuration LP, the LP relaxation of choosing the
+machines' configurations (Gilmore-Gomory / Dantzig-Wolfe): columns mu_tq >= 0 (machines of class t
+in configuration q) and lambda_cn >= 0 (component c at level n),
+
+    sum_n lambda_cn = 1,   sum_q mu_tq <= M_t,   sum_{t,q} k_{c,n}(q) mu_tq >= n lambda_cn,
+
+in phase-one form (a slack of cost 1 on every linking row), grown by column generation with the
+knapsack above as pricing. At its optimum D(u) - P(u) equals the LP's phase-one value, so the bound
+refutes rho exactly when this LP is infeasible (up to the grid). Where the fluid and pattern LPs
+(:mod:`.bounds`, :mod:`.pattern_bound`) let a machine carry a fraction of an instance, a
+configuration is whole instances that fit on one machine together: this is the integrality of
+instances on a machine (overheads and packing) that those LPs miss.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from odrp.models.throughput.bounds import count_range, fluid_count_ranges
+from odrp.models.throughput.matrix import MatrixModel
+from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
+from odrp.solvers import run_highspy
+
+GRID = 2000
+"""Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
+MAX_ITERATIONS = 300
+MARGIN = 1e-7
+"""D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
+POSITIVE = 1e-12
+"""Multipliers at or below this are treated as 0 in the pricing (they cannot raise phi)."""
+
+
+@dataclass(frozen=True)
+class _Option:
+    """k instances of component c at level n on a machine of the class: grid weight and tasks."""
+
+    c: int
+    n: int
+    k: int
+    weight: int
+
+
+class _Pricing:
+    """The configurations of every machine class at rho, as grouped knapsack options."""
+
+    def __init__(self, inst: ThroughputInstance, rho: float) -> None:
+        self.inst = inst
+        self.rho = rho
+        ranges = [count_range(inst, c, rho) for c in range(inst.n_components)]
+        if all(lo <= hi for lo, hi in ranges) and any(lo < hi for lo, hi in ranges):
+            ranges = fluid_count_ranges(inst, rho, ranges)
+        self.levels = [range(lo, hi + 1) for lo, hi in ranges]
+        self.classes = [group for group in inst.machine_classes]
+        self.options: list[list[list[_Option]]] = []  # options[t][c]
+        self.slots: list[int] = []
+        for group in self.classes:
+            w = group[0]
+            cap = inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
+            per_class = []
+            total = 0
+            for c in range(inst.n_components):
+                bound = inst.count_bound(c, w)
+                options = []
+                most = 0
+                for n in self.levels[c]:
+                    size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
+                    for k in range(1, min(n, bound) + 1):
+                        weight = math.floor(k * size / cap * GRID * (1 - 1e-12))
+                        if weight > GRID:
+                            break
+                        options.append(_Option(c, n, k, weight))
+                        most = max(most, k)
+                per_class.append(options)
+                total += most
+            self.options.append(per_class)
+            limit = inst.max_tasks[w]
+            self.slots.append(total if limit is None else min(limit, total))
+
+    def singletons(self) -> list[list[dict[tuple[int, int], int]]]:
+        """For every class the configurations with as many instances of one (c, n) as fit alone."""
+        columns: list[list[dict[tuple[int, int], int]]] = []
+        for t, per_class in enumerate(self.options):
+            most: dict[tuple[int, int], int] = {}
+            for options in per_class:
+                for o in options:
+                    if o.k <= self.slots[t]:
+                        most[o.c, o.n] = max(most.get((o.c, o.n), 0), o.k)
+            columns.append([{key: k} for key, k in most.items()])
+        return columns
+
+    def fitting(self, t: int, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int] | None:
+        """``config`` restricted to the levels allowed at this rho, if it fits class t on the grid."""
+        weights = {(o.c, o.n, o.k): o.weight for options in self.options[t] for o in options}
+        kept = {(c, n): k for (c, n), k in config.items() if n in self.levels[c]}
+        if any((c, n, k) not in weights for (c, n), k in kept.items()):
+            return None
+        if sum(kept.values()) > self.slots[t] or sum(weights[c, n, k] for (c, n), k in kept.items()) > GRID:
+            return None
+        return kept
+
+    def empty(self) -> bool:
+        """Some component has no level at rho (then rho is refuted outright)."""
+        if any(len(levels) == 0 for levels in self.levels):
+            return True
+        carried = {(o.c, o.n) for per_class in self.options for options in per_class for o in options}
+        return any(all((c, n) not in carried for n in levels) for c, levels in enumerate(self.levels))
+
+    def best(self, t: int, u: dict[tuple[int, int], float]) -> tuple[float, dict[tuple[int, int], int]]:
+        """An upper bound on max phi over class t's configurations, and a grid configuration attaining it.
+
+        Grouped knapsack by dynamic programming: f[tasks, units] = the most phi with at most that many
+        tasks and grid units, components added one at a time (one level and count each, or none).
+        """
+        slots = self.slots[t]
+        f = np.zeros((slots + 1, GRID + 1))
+        picks: list[tuple[list[_Option], np.ndarray]] = []
+        for options in self.options[t]:
+            useful = _undominated([o for o in options if u.get((o.c, o.n), 0.0) > POSITIVE and o.k <= slots], u)
+            if not useful:
+                continue
+            new = f.copy()
+            choice = np.full(f.shape, -1, dtype=np.int32)
+            for i, o in enumerate(useful):
+                value = f[: slots + 1 - o.k, : GRID + 1 - o.weight] + o.k * u[o.c, o.n]
+                target = new[o.k :, o.weight :]
+                better = value > target
+                target[better] = value[better]
+                choice[o.k :, o.weight :][better] = i
+            picks.append((useful, choice))
+            f = new
+        value = float(f[slots, GRID])
+        config: dict[tuple[int, int], int] = {}
+        tasks, units = slots, GRID
+        for useful, choice in reversed(picks):
+            i = choice[tasks, units]
+            if i >= 0:
+                o = useful[i]
+                config[o.c, o.n] = o.k
+                tasks, units = tasks - o.k, units - o.weight
+        return value, config
+
+    def lagrangian(self, u: dict[tuple[int, int], float]) -> tuple[float, list[dict[tuple[int, int], int]]]:
+        """D(u) - P(u) (> 0: rho refuted) and the best configuration of every class."""
+        dual = sum(min(n * u.get((c, n), 0.0) for n in levels) for c, levels in enumerate(self.levels))
+        primal, configs = 0.0, []
+        for t, group in enumerate(self.classes):
+            value, config = self.best(t, u)
+            primal += len(group) * value
+            configs.append(config)
+        return dual - primal, configs
+
+
+def _undominated(options: list[_Option], u: dict[tuple[int, int], float]) -> list[_Option]:
+    """The options no other option beats (same count k, no more grid weight, at least the profit):
+    the rest never improve the knapsack."""
+    kept: list[_Option] = []
+    for k in sorted({o.k for o in options}):
+        best = -math.inf
+        for o in sorted((o for o in options if o.k == k), key=lambda o: (o.weight, -u[o.c, o.n])):
+            if u[o.c, o.n] > best:
+                kept.append(o)
+                best = u[o.c, o.n]
+    return kept
+
+
+class ConfigurationLP:
+    """The configuration LP at rho, grown by column generation (``previous``: start from the columns of
+    the LP at another rate that still fit at rho, as the bisection of :func:`upper_bound` does)."""
+
+    def __init__(self, inst: ThroughputInstance, rho: float, previous: ConfigurationLP | None = None) -> None:
+        self.inst = inst
+        self.rho = rho
+        self.pricing = _Pricing(inst, rho)
+        self.columns = self.pricing.singletons()
+        if previous is not None:  # configurations from another rate, where they still fit at this one
+            for t, configs in enumerate(previous.columns):
+                for config in configs:
+                    kept = self.pricing.fitting(t, config)
+                    if kept and kept not in self.columns[t]:
+                        self.columns[t].append(kept)
+        self.iterations = 0
+
+    def refutes(self, deadline: float | None = None) -> bool | None:
+        """True: proven that no placement sustains rho; False: the configuration LP is feasible at rho
+        (this bound cannot refute it); None: undecided (iteration or time limit)."""
+        pricing = self.pricing
+        if pricing.empty():
+            return True
+        for _ in range(MAX_ITERATIONS):
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+            self.iterations += 1
+            value, u = _master(pricing, self.columns)
+            if value <= 1e-9:
+                return False
+            lb, configs = pricing.lagrangian(u)
+            if lb > MARGIN * max(1.0, sum(u.values())):
+                return True
+            added = False
+            for t, config in enumerate(configs):
+                if config and config not in self.columns[t]:
+                    self.columns[t].append(config)
+                    added = True
+            if not added:
+                return None  # the pricing repeats a column: the master's duals do not move
+        return None
+
+
+def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None) -> bool | None:
+    """True: proven that no placement sustains rho; False: the configuration LP is feasible at rho; None: undecided."""
+    return ConfigurationLP(inst, rho).refutes(deadline)
+
+
+def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
+    """The restricted configuration LP in excess-machine form: its value and multipliers u >= 0.
+
+    min sum_t s_t  s.t.  sum_n lambda_cn = 1,  sum_q k_{c,n}(q) mu_tq >= n lambda_cn,
+    sum_q mu_tq - s_t <= M_t: the value is positive exactly when the restricted LP is infeasible
+    without extra machines. ``columns`` hold, for every (c, n) some class can carry, a configuration
+    with an instance of it (:meth:`_Pricing.singletons`), so that the LP is feasible.
+    """
+    model = MatrixModel(sense="min")
+    link: dict[tuple[int, int], dict[int, float]] = {}
+    for c, levels in enumerate(pricing.levels):
+        lam = {n: model.column() for n in levels}
+        model.row(dict.fromkeys(lam.values(), 1.0), 1.0, 1.0)
+        for n, col in lam.items():
+            link[c, n] = {col: -float(n)}
+    for t, group in enumerate(pricing.classes):
+        mu = [model.column() for _ in columns[t]]
+        model.row({**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}, upper=float(len(group)))
+        for col, config in zip(mu, columns[t], strict=True):
+            for key, k in config.items():
+                link[key][col] = float(k)
+    rows = {key: model.row(row, lower=0.0) for key, row in link.items()}
+    highs = model.to_highs()
+    run = run_highspy(highs, "min", mip=False)
+    if run.status != "optimal" or run.objective is None:
+        raise RuntimeError(f"configuration LP master: {run.status} {run.message}")
+    duals = list(highs.getSolution().row_dual)
+    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}
+
+
+def upper_bound(
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    deadline: float | None,
+    steps: int = 30,
+    precision: float = 1e-7,
+) -> float:
+    """The lowest rate in (low, high] this bound refutes, by bisection (``high`` if none is found).
+
+    Every LP after the first starts from the previous one's columns that still fit at its rate.
+    Stops after ``steps``, at ``deadline`` or when high - low <= ``precision`` high.
+    """
+    previous = None
+    for _ in range(steps):
+        if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
+            break
+        mid = (low + high) / 2
+        previous = ConfigurationLP(inst, mid, previous)
+        if previous.refutes(deadline) is True:
+            high = mid
+        else:
+            low = mid
+    return high

@@ -1,0 +1,91 @@
+"""The configuration LP bound: by hand where per-machine integrality decides, never below brute force;
+and the HiGHS child process that keeps large P(rho) rounds on the clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound
+from odrp.models.throughput.matrix import MatrixModel
+from odrp.problems.throughput import load
+from tests.test_throughput_exact import brute_force, tiny
+
+# Two source components a and b (each receives R; e = 1, overhead 40) on three identical machines
+# (capacity 100, 2 task slots). An instance of a component with N instances costs R/N + 40.
+# - N = 1 carries R on one instance: R + 40 <= 100, R <= 60. A machine with two instances pays 80 in
+#   overheads and R/N_a + R/N_b (or 2 R/N) <= 20 in load: R <= 20 N / 2 <= 60 for N <= 6 (2 R/N <= 20
+#   with N <= 6; R/N_a + R/N_b <= 20 with N_a, N_b <= 5 likewise), so above 60 every machine holds at
+#   most one instance, 3 in all, while both components need N >= 2: 4 instances. R* = 60 (a on one
+#   machine, b on another).
+# - Fluid LP: R q-shares per component, q_cw <= 60 X_cw (an instance fits), capacity summed over the
+#   three machines: 2 R + 40 (X_a + X_b) <= 300 with X_c >= R / 60, so 2 R + 80 R / 60 <= 300, R <= 90.
+# - Pattern LP at rho = 65: each component mixes the patterns (1,1,0), (0,1,1), (1,0,1) by 1/3 (N = 2,
+#   each instance rho/2 + 40 = 72.5); every machine carries 2/3 of two such instances: 96.7 <= 100, and
+#   2/3 * 2 = 1.33 <= 2 tasks: feasible, no refutation.
+# - Configuration LP at any rho > 60: every level N of a component fits at most one instance per machine
+#   (two cost >= 80 + rho/3 + rho/3 > 100 for N = 3, and more for fewer), so the three machines carry at
+#   most 3 instances where sum_c N_c >= 4: infeasible; refuted.
+PACKING = {
+    "problem": "throughput",
+    "name": "two-on-three",
+    "components": [{"id": "a"}, {"id": "b"}],
+    "machines": [{"id": f"m{i}", "type": "t", "max_tasks": 2} for i in range(3)],
+    "profile": {c: {"t": {"exec_time": 1, "overhead": 40}} for c in ("a", "b")},
+}
+
+
+def test_configuration_bound_sees_packing_that_the_fluid_and_pattern_lps_miss():
+    inst = load(PACKING)
+    assert brute_force(inst)[0] == pytest.approx(60.0, rel=1e-12)
+    assert bounds.fluid_bound(inst) == pytest.approx(90.0, rel=1e-6)
+    assert pattern_bound.refutes(inst, 65.0) is not True
+    assert config_bound.refutes(inst, 61.0) is True
+    assert config_bound.refutes(inst, 89.0) is True
+    assert config_bound.refutes(inst, 60.0) is not True  # R* itself is reachable
+    assert config_bound.upper_bound(inst, 30.0, 90.0, None) == pytest.approx(60.0, rel=1e-6)
+
+
+def test_lagrangian_certificate_by_hand():
+    # at rho = 80 the closed-form levels are N = 2..6 (N = 1 would carry 80 + 40 > 100 on one
+    # instance); the fluid LP at R = 80 narrows them to N = 2: X_c >= 80 / 60 = 1.33 (so N_c >= 2), and
+    # 2 * 80 + 40 (X_a + X_b) <= 300 gives X_a + X_b <= 3.5, X_a <= 3.5 - 1.33 = 2.17 (so N_c <= 2).
+    # With u = 1 on both levels: D(u) = 2 * 1 + 2 * 1 = 4. An instance costs 80 / 2 + 40 = 80, so a
+    # machine holds one: max phi = 1 per machine, P(u) = 3 * 1 = 3, and D - P = 1 > 0 refutes rho = 80
+    # by these multipliers alone.
+    pricing = config_bound._Pricing(load(PACKING), 80.0)
+    assert [list(levels) for levels in pricing.levels] == [[2], [2]]
+    value, configs = pricing.lagrangian({(0, 2): 1.0, (1, 2): 1.0})
+    assert value == pytest.approx(1.0, abs=1e-12)
+    assert [sum(config.values()) for config in configs] == [1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_configuration_bound_never_cuts_off_the_brute_force_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    assert config_bound.refutes(inst, optimum) is not True
+    assert config_bound.refutes(inst, optimum * (1 - 1e-3)) is not True
+    fluid = bounds.fluid_bound(inst)
+    assert config_bound.upper_bound(inst, 0.5 * optimum, fluid, None) >= optimum * (1 - 1e-9)
+
+
+def _knapsack() -> MatrixModel:
+    """max 5 x + 4 y, 6 x + 4 y <= 24, x + 2 y <= 6, x, y integer: by enumeration x = 4, y = 0 (20)
+    or x = 2, y = 2 (18) or x = 3, y = 1 (19, 6*3+4 = 22 <= 24, 3 + 2 = 5 <= 6): the optimum is 20."""
+    model = MatrixModel(sense="max")
+    x, y = model.column(integer=True, cost=5.0), model.column(integer=True, cost=4.0)
+    model.row({x: 6.0, y: 4.0}, upper=24.0)
+    model.row({x: 1.0, y: 2.0}, upper=6.0)
+    return model
+
+
+def test_highs_child_answers_like_highs_in_process():
+    run, values = highs_child.solve(_knapsack(), 30.0)
+    assert run.status in ("optimal", "feasible") and run.objective == pytest.approx(20.0)
+    assert values == pytest.approx([4.0, 0.0])
+
+
+def test_highs_child_is_stopped_at_the_deadline(monkeypatch):
+    monkeypatch.setattr(highs_child, "GRACE", 0.0)
+    run, values = highs_child.solve(_knapsack(), 0.0)  # the child cannot even start Python in 0 s
+    assert run.status == "time_limit" and values is None and run.runtime_s < 5.0
