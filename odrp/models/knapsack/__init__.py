@@ -94,6 +94,9 @@ def solve(
     else:
         searched = family.n_pairs > 0 if search_start is None else bool(search_start)
         incumbent = search.warm_start(family, _search_seconds(time_limit)) if searched else None
+    if reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
+        expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
+        raise InputError("command line", "--param reduction", expected)
     if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver)):
         return _solve_arcflow(instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start)
     floor = None if incumbent is None else _floor(family, incumbent)
@@ -182,9 +185,8 @@ def _reduction(
     q = qkp_reduction.qkp_of(family)
     if option is None and (q is None or incumbent is None or q.n < REDUCTION_MIN_ITEMS):
         return None, incumbent
-    if q is None or incumbent is None:
-        expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
-        raise InputError("command line", "--param reduction", expected)
+    if q is None or incumbent is None:  # only with reduction=true, which solve() has refused already
+        return None, incumbent
     deadline = None if time_limit is None else start + REDUCTION_SHARE * time_limit
     given = family.objective(incumbent)
     chosen, known = qkp_search.improve(q, incumbent[:, 0], deadline)
