@@ -31,6 +31,7 @@ so that the start is feasible for the model, not only for the kind.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import asdict
@@ -38,7 +39,7 @@ from typing import Any
 
 from odrp.errors import InputError
 from odrp.models import ExactOutcome, checked_start, model_size, warm_start_stats
-from odrp.models.knapsack import arcflow, bounds, milp, patterns, search
+from odrp.models.knapsack import arcflow, bounds, milp, patterns, qkp_reduction, qkp_search, search
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.mapping import counts_of_solution, family_of, solution_of
 from odrp.models.knapsack.milp import Options, infeasible_classes
@@ -50,6 +51,10 @@ __all__ = ["FORMULATIONS", "Family", "Options", "family_of", "set_start", "solut
 
 FORMULATIONS = ("auto", "compact", "patterns", "arcflow")
 AUTO_PATTERN_LIMIT = 20_000
+REDUCTION_MIN_ITEMS = 40
+"""The QKP reduction runs by default from this many items on (below, the MILP alone is quick)."""
+REDUCTION_SHARE = 0.5
+"""Share of the time limit the QKP reduction may take."""
 
 
 def solve(
@@ -65,6 +70,7 @@ def solve(
     merge_identical: bool = True,
     tighten: bool = True,
     search_start: bool | None = None,
+    reduction: bool | None = None,
     warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result.
@@ -88,13 +94,12 @@ def solve(
     else:
         searched = family.n_pairs > 0 if search_start is None else bool(search_start)
         incumbent = search.warm_start(family, _search_seconds(time_limit)) if searched else None
+    if reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
+        expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
+        raise InputError("command line", "--param reduction", expected)
     if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver)):
         return _solve_arcflow(instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start)
-    floor = None
-    if incumbent is not None:
-        value = family.objective(incumbent)
-        # a micro-unit worse than the warm start (rounding never cuts it off; a decimal CP-SAT can scale)
-        floor = (math.floor(value * 1e6) - 1) / 1e6 if family.sense == "max" else (math.ceil(value * 1e6) + 1) / 1e6
+    floor = None if incumbent is None else _floor(family, incumbent)
     options = Options(
         objective_bound=bounds.surrogate_bound(family) if tighten else None,
         objective_floor=floor,
@@ -117,14 +122,12 @@ def solve(
         )
         run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
         return ExactOutcome(run, None, stats)
-    model, read_counts = _model(family, options, formulation, stats)
-    if warm_start is not None:
-        set_start(model, instance, warm_start)
-    stats["build_s"] = time.perf_counter() - start
-    stats.update(model_size(model))
-    left = None if time_limit is None else max(0.0, time_limit - stats["build_s"])
-    run = solve_model(model, solver, left, mip_gap, warm_start=warm_start is not None)
-    counts = read_counts(model) if run.has_solution else None
+    reduced, incumbent = _reduction(family, incumbent, reduction, time_limit, start, stats)
+    setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start)
+    if reduced is None:
+        run, counts = _run_model(family, setup)
+    else:
+        run, counts = _run_reduced(family, reduced, incumbent, setup)
     if start_objective is not None:
         stats["warm_start"] = warm_start_stats(start_objective, run)
     elif incumbent is not None:
@@ -137,6 +140,107 @@ def solve(
     return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Setup:
+    """How :func:`solve` was asked to run a model."""
+
+    options: Options
+    formulation: str
+    solver: str
+    time_limit: float | None
+    mip_gap: float
+    start: float
+    stats: dict[str, Any]
+    instance: Any
+    warm_start: dict[str, Any] | None
+
+
+def _run_model(family: Family, setup: _Setup) -> tuple[SolverRun, Any]:
+    """Build the model of ``family``, solve it and read the counts of its solution (None if none)."""
+    stats = setup.stats
+    model, read_counts = _model(family, setup.options, setup.formulation, stats)
+    if setup.warm_start is not None:
+        set_start(model, setup.instance, setup.warm_start)
+    stats["build_s"] = time.perf_counter() - setup.start
+    stats.update(model_size(model))
+    left = None if setup.time_limit is None else max(0.0, setup.time_limit - stats["build_s"])
+    run = solve_model(model, setup.solver, left, setup.mip_gap, warm_start=setup.warm_start is not None)
+    return run, read_counts(model) if run.has_solution else None
+
+
+def _reduction(
+    family: Family,
+    incumbent: Any,
+    option: bool | None,
+    time_limit: float | None,
+    start: float,
+    stats: dict[str, Any],
+) -> tuple[qkp_reduction.Reduction | None, Any]:
+    """The QKP reduction of :mod:`.qkp_reduction` and the start it used: the given one improved by the
+    tabu search of :mod:`.qkp_search`. (None, the start) where it does not run: ``reduction=false``,
+    or by default a family that is no QKP or has fewer than ``REDUCTION_MIN_ITEMS`` items. Both may
+    take ``REDUCTION_SHARE`` of the time limit."""
+    if option is False:
+        return None, incumbent
+    q = qkp_reduction.qkp_of(family)
+    if option is None and (q is None or incumbent is None or q.n < REDUCTION_MIN_ITEMS):
+        return None, incumbent
+    if q is None or incumbent is None:  # only with reduction=true, which solve() has refused already
+        return None, incumbent
+    deadline = None if time_limit is None else start + REDUCTION_SHARE * time_limit
+    given = family.objective(incumbent)
+    chosen, known = qkp_search.improve(q, incumbent[:, 0], deadline)
+    if known > given:
+        incumbent = chosen[:, None]
+    reduced = qkp_reduction.reduce(q, max(known, given), deadline)
+    stats["reduction"] = {
+        "items": q.n,
+        "start": given,
+        "tabu_search": known,
+        "fixed_one": len(reduced.fixed_one),
+        "fixed_zero": len(reduced.fixed_zero),
+        "free": len(reduced.free),
+        "bound": reduced.bound,
+        **reduced.stats,
+    }
+    return reduced, incumbent
+
+
+def _run_reduced(
+    family: Family, reduced: qkp_reduction.Reduction, incumbent: Any, setup: _Setup
+) -> tuple[SolverRun, Any]:
+    """Solve what the reduction left: optimum = max(start, constant + optimum of the reduced problem).
+
+    The start is optimal when the reduction proved it, and when the reduced model, with the row
+    objective >= the start's value, is infeasible. A warm start becomes the reduced model's MIP start
+    only when it is still the start (the tabu search found nothing better) and satisfies the fixings
+    (which hold for better solutions only)."""
+    known = family.objective(incumbent)
+    if reduced.stats["proven"] or not len(reduced.free):
+        fixed = qkp_reduction.lift(family, reduced, None)
+        best = fixed if not family.violations(fixed) and family.objective(fixed) > known else incumbent
+        value = family.objective(best)
+        run = SolverRun(solver_version(setup.solver), "optimal", value, value, 0.0, time.perf_counter() - setup.start)
+        return run, best
+    small = bounds.reduce_capacities(qkp_reduction.reduced_family(family, reduced))
+    options = dataclasses.replace(setup.options, objective_floor=_floor(family, incumbent) - reduced.constant)
+    warm_start = setup.warm_start
+    if warm_start is not None:
+        counts = counts_of_solution(setup.instance, family, warm_start, "warm start")
+        if family.objective(counts) < known or not qkp_reduction.respects(reduced, counts):
+            setup.stats["reduction"]["warm_start"] = "improved on or breaks a fixing: no MIP start"
+            warm_start = None
+    run, counts = _run_model(small, dataclasses.replace(setup, options=options, warm_start=warm_start))
+    if run.status == "infeasible":  # nothing as good as the start satisfies the fixings
+        run.status, run.objective, run.bound, run.gap = "optimal", known, known, 0.0
+        return run, incumbent
+    if run.objective is not None:
+        run.objective += reduced.constant
+    if run.bound is not None:
+        run.bound = min(reduced.bound, max(known, run.bound + reduced.constant))
+    return run, None if counts is None else qkp_reduction.lift(family, reduced, counts)
+
+
 def set_start(model: Any, instance: Any, solution: dict[str, Any]) -> None:
     """Give every integer variable of a family model (either formulation) its value at ``solution``.
 
@@ -147,6 +251,13 @@ def set_start(model: Any, instance: Any, solution: dict[str, Any]) -> None:
     builder = model.family_builder
     counts = counts_of_solution(instance, builder.f, solution, "warm start")
     builder.set_start(builder.in_symmetric_order(counts))
+
+
+def _floor(family: Family, counts: Any) -> float:
+    """The objective row's right-hand side: a micro-unit worse than the start's value (rounding never
+    cuts the start off; a decimal CP-SAT can scale)."""
+    value = family.objective(counts)
+    return (math.floor(value * 1e6) - 1) / 1e6 if family.sense == "max" else (math.ceil(value * 1e6) + 1) / 1e6
 
 
 def _evaluator(instance: Any):
