@@ -1,0 +1,308 @@
+"""Can a given multiset of items be packed into knapsacks of given capacities? Bin completion, exactly.
+
+The packing question the arc-flow search (:mod:`odrp.models.knapsack.arcflow`) is left with when its
+Lagrangian bound fixes the items of every solution worth the threshold: items of integer weights w_c
+in q_c copies (profits no longer matter, so copies of one weight are one class), knapsacks of integer
+capacities c_k, and every copy must go into some knapsack. The slack s = sum_k c_k - sum_c q_c w_c is
+what all the knapsacks together leave empty, so each knapsack is filled to at least c_k - s.
+
+**Bin completion** (Korf, "An improved algorithm for optimal bin packing", IJCAI 2003; Fukunaga and
+Korf, "Bin completion algorithms for multicontainer packing, knapsack, and covering problems", JAIR 28
+(2007) 393-429, who apply it to the multiple knapsack): the search fills one knapsack at a time with a
+whole *completion* (the multiset of copies it will hold), then recurses on the copies and knapsacks
+left. Our reading for knapsacks of different capacities:
+
+- *Which knapsack next*: the one with the fewest candidate completions (fail first), counted up to
+  the smallest count so far; knapsacks of one capacity are filled one after another (below).
+- *Candidates* of knapsack k with slack s left: the multisets of the copies left weighing between
+  c_k - s and c_k, enumerated heaviest class first (so completions with large items come first, as in
+  Martello and Toth's MTM) and pruned by subset-sum reachability: a partial completion is extended
+  only if the lighter classes can still bring it into the window (bit sets of reachable sums).
+- *Dominance* (Fukunaga and Korf's, restricted to one and two items): a completion A of knapsack k
+  is skipped if (i) a copy left outside A still fits beside it, (ii) a copy x in A can be exchanged
+  for a heavier copy y left outside and the result still fits, or (iii) two copies x1, x2 in A can be
+  exchanged for one copy y outside with w_y >= w_x1 + w_x2 that fits. In each case take any packing
+  of all copies with A in knapsack k: y sits in some other knapsack k', and moving y into k and x (or
+  x1, x2, together no heavier than y) into k' keeps both within capacity, so a packing with the
+  dominating completion A' exists as well. A' weighs more than A, or the same with fewer copies, so
+  following the dominations ends in an undominated completion, which is enumerated (it wastes no
+  more than A, so it lies in the window).
+- *Equal capacities* (symmetry): knapsacks of one capacity are interchangeable. They are filled in a
+  row, each with a completion that is lexicographically no larger (copies per class, heaviest class
+  first) than the one before, and *without* the dominance rule. Proof that nothing is lost: when the
+  first knapsack of a capacity with r copies is started, take any packing that extends the partial
+  one and sort its r contents of that capacity in non-increasing lexicographic order: the search,
+  which tries every candidate, meets the first and then each next one. The dominance exchange (on a
+  knapsack of a unique capacity) only alters knapsacks not yet filled, and those of a capacity not
+  yet started may be re-sorted freely; no capacity is ever half filled at that moment.
+- *Pruning*: every knapsack left needs a reachable load in [c_k - s, c_k] (subset sums of the copies
+  left); the heaviest copy left must fit in the largest knapsack left; states (copies left, knapsacks
+  left) already refuted are remembered.
+
+The answer is exact: ``packed`` with one assignment (checked against the capacities before it is
+returned), ``impossible`` when the whole tree is refuted, or ``unknown`` when the deadline or the
+node limit stops the search first.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+PackingStatus = Literal["packed", "impossible", "unknown"]
+
+
+@dataclass
+class Packing:
+    """The answer: ``counts[c, k]`` copies of class c (caller's order) in knapsack k when packed."""
+
+    status: PackingStatus
+    counts: np.ndarray | None
+    nodes: int
+    seconds: float
+
+
+class _Stop(Exception):
+    """The deadline or the node limit was reached."""
+
+
+def _reach(weights: Sequence[int], counts: Sequence[int], limit: int) -> int:
+    """Bit set of the sums (up to ``limit``) of sub-multisets of the given copies: bit u set if u is reachable."""
+    mask = (1 << (limit + 1)) - 1
+    bits = 1
+    for w, q in zip(weights, counts, strict=True):
+        for _ in range(q):
+            bits |= (bits << w) & mask
+    return bits
+
+
+def _any_in(bits: int, lo: int, hi: int) -> bool:
+    """Some bit in [lo, hi] is set."""
+    lo = max(lo, 0)
+    if hi < lo:
+        return False
+    return (bits >> lo) & ((1 << (hi - lo + 1)) - 1) != 0
+
+
+class _Search:
+    def __init__(self, weights: list[int], capacities: list[int], deadline: float, node_limit: int | None) -> None:
+        self.w = weights  # per class, non-increasing
+        self.cap = capacities
+        self.deadline = deadline
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.refuted: set[tuple] = set()
+        self.multiple = {c for c in capacities if capacities.count(c) > 1}
+
+    # -- candidates ------------------------------------------------------------------------------
+    def completions(self, left: list[int], capacity: int, slack: int) -> Iterator[tuple[int, ...]]:
+        """The multisets of the copies ``left`` weighing in [capacity - slack, capacity] (copies per class),
+        heaviest class decided first, most copies first."""
+        n, w = len(self.w), self.w
+        mask = (1 << (capacity + 1)) - 1
+        lighter = [1] * (n + 1)  # lighter[c]: the sums the copies of classes c .. n - 1 can make (bit set)
+        for c in range(n - 1, -1, -1):
+            bits = lighter[c + 1]
+            for _ in range(left[c]):
+                bits |= (bits << w[c]) & mask
+            lighter[c] = bits
+        lo = capacity - slack
+        take = [0] * n
+
+        def extend(c: int, load: int) -> Iterator[tuple[int, ...]]:
+            if not _any_in(lighter[c], lo - load, capacity - load):
+                return
+            if c == n:
+                yield tuple(take)
+                return
+            for t in range(min(left[c], (capacity - load) // w[c]), -1, -1):
+                take[c] = t
+                yield from extend(c + 1, load + t * w[c])
+            take[c] = 0
+
+        return extend(0, 0)
+
+    def dominated(self, a: tuple[int, ...], left: list[int], capacity: int) -> bool:
+        """Fukunaga and Korf's dominance, one or two copies of ``a`` against one copy outside (module docstring)."""
+        w = self.w
+        room = capacity - sum(t * wc for t, wc in zip(a, w, strict=True))
+        outside = sorted(w[c] for c in range(len(w)) if left[c] > a[c])  # ascending weights of the copies outside
+        if not outside:
+            return False
+        if outside[0] <= room:
+            return True  # (i) a copy outside still fits
+
+        def between(lo: int, hi: int, strict: bool) -> bool:
+            """Some copy outside weighs in (lo, hi] (strict) or [lo, hi]."""
+            i = bisect.bisect_right(outside, lo) if strict else bisect.bisect_left(outside, lo)
+            return i < len(outside) and outside[i] <= hi
+
+        inside = [c for c in range(len(w)) if a[c]]
+        if any(between(w[x], w[x] + room, True) for x in inside):
+            return True  # (ii) one copy x for a heavier one y
+        for i, x1 in enumerate(inside):  # (iii) two copies x1, x2 for one y no lighter than both together
+            for x2 in inside[i:]:
+                if (x1 != x2 or a[x1] >= 2) and between(w[x1] + w[x2], w[x1] + w[x2] + room, False):
+                    return True
+        return False
+
+    # -- the tree --------------------------------------------------------------------------------
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise _Stop
+        if self.nodes % 64 == 0 and time.perf_counter() > self.deadline:
+            raise _Stop
+
+    def candidates(
+        self, k: int, left: list[int], slack: int, ceiling: tuple[int, ...] | None
+    ) -> Iterator[tuple[int, ...]]:
+        """The completions of knapsack k worth trying: undominated for a unique capacity, at most ``ceiling``
+        (lexicographically) after a knapsack of the same capacity."""
+        capacity = self.cap[k]
+        unique = capacity not in self.multiple
+        for a in self.completions(left, capacity, slack):
+            if unique and self.dominated(a, left, capacity):
+                continue
+            if ceiling is not None and a > ceiling:
+                continue
+            yield a
+
+    def solve(
+        self, left: list[int], bins: tuple[int, ...], slack: int, previous: dict[int, tuple[int, ...]]
+    ) -> list[tuple[int, tuple[int, ...]]] | None:
+        """A completion for every knapsack in ``bins`` using exactly the copies ``left`` (None: impossible).
+        ``previous[capacity]``: the last completion given to a knapsack of that (repeated) capacity."""
+        self.tick()
+        if not any(left):
+            return [(k, (0,) * len(left)) for k in bins]
+        if not bins or slack < 0:
+            return None
+        key = (tuple(left), tuple(sorted(self.cap[k] for k in bins)), tuple(sorted(previous.items())))
+        if key in self.refuted:
+            return None
+        largest = max(self.cap[k] for k in bins)
+        if max(self.w[c] for c in range(len(left)) if left[c]) > largest:
+            self.refuted.add(key)
+            return None
+        reach = _reach(self.w, left, largest)
+        if not all(_any_in(reach, self.cap[k] - slack, self.cap[k]) for k in bins):
+            self.refuted.add(key)
+            return None
+        started = [k for k in bins if self.cap[k] in previous]  # a capacity half filled: finish it first
+        if started:
+            choice, options = started[0], None
+        else:
+            choice, options = self.fail_first(left, bins, slack)
+        ceiling = previous.get(self.cap[choice])
+        if options is None:
+            options = list(self.candidates(choice, left, slack, ceiling))
+        options.sort(reverse=True)  # most copies of the heaviest classes first
+        rest = tuple(k for k in bins if k != choice)
+        for a in options:
+            load = sum(t * wc for t, wc in zip(a, self.w, strict=True))
+            after = [q - t for q, t in zip(left, a, strict=True)]
+            nxt = dict(previous)
+            if self.cap[choice] in self.multiple:
+                if any(self.cap[k] == self.cap[choice] for k in rest):
+                    nxt[self.cap[choice]] = a
+                else:
+                    nxt.pop(self.cap[choice], None)
+            found = self.solve(after, rest, slack - (self.cap[choice] - load), nxt)
+            if found is not None:
+                return [(choice, a), *found]
+        self.refuted.add(key)
+        return None
+
+    def fail_first(
+        self, left: list[int], bins: tuple[int, ...], slack: int
+    ) -> tuple[int, list[tuple[int, ...]] | None]:
+        """The knapsack with the fewest candidates (one knapsack per capacity tried) and its candidates."""
+        best: tuple[int, list[tuple[int, ...]]] | None = None
+        seen: set[int] = set()
+        for k in sorted(bins, key=lambda k: self.cap[k]):
+            if self.cap[k] in seen:
+                continue
+            seen.add(self.cap[k])
+            options: list[tuple[int, ...]] = []
+            for a in self.candidates(k, left, slack, None):
+                options.append(a)
+                if best is not None and len(options) >= len(best[1]):
+                    break
+            else:
+                if best is None or len(options) < len(best[1]):
+                    best = (k, options)
+                    if len(options) <= 1:
+                        break
+        assert best is not None
+        return best
+
+
+def pack(
+    weights: Sequence[int],
+    counts: Sequence[int],
+    capacities: Sequence[int],
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+) -> Packing:
+    """Decide whether ``counts[c]`` copies of weight ``weights[c]`` (every c) fit into the knapsacks; exact."""
+    start = time.perf_counter()
+    weights = [int(w) for w in weights]
+    counts = [int(q) for q in counts]
+    capacities = [int(c) for c in capacities]
+    if any(w < 0 for w in weights) or any(q < 0 for q in counts):
+        raise ValueError("weights and counts must be non-negative")
+    by_weight: dict[int, int] = {}
+    for w, q in zip(weights, counts, strict=True):
+        if q:
+            by_weight[w] = by_weight.get(w, 0) + q
+    order = sorted(by_weight, reverse=True)
+    w = [x for x in order if x > 0]
+    left = [by_weight[x] for x in w]
+    bins = tuple(k for k in range(len(capacities)) if capacities[k] >= 0)
+    slack = sum(capacities[k] for k in bins) - sum(x * q for x, q in zip(w, left, strict=True))
+    deadline = float("inf") if time_limit is None else start + time_limit
+    search = _Search(w, capacities, deadline, node_limit)
+    status: PackingStatus
+    try:
+        found = search.solve(left, bins, slack, {}) if bins or not left else None
+        if not bins and not any(left):
+            found = []
+        status = "packed" if found is not None else "impossible"
+    except _Stop:
+        found, status = None, "unknown"
+    out = None
+    if found is not None:
+        out = _assign(weights, counts, capacities, w, found, by_weight.get(0, 0))
+    return Packing(status, out, search.nodes, time.perf_counter() - start)
+
+
+def _assign(
+    weights: list[int],
+    counts: list[int],
+    capacities: list[int],
+    classes: list[int],
+    found: list[tuple[int, tuple[int, ...]]],
+    zero_copies: int,
+) -> np.ndarray:
+    """Copies per (caller's class, knapsack) from the completions per weight class; checked."""
+    out = np.zeros((len(weights), len(capacities)), dtype=int)
+    pool: dict[int, list[int]] = {}
+    for c, (w, q) in enumerate(zip(weights, counts, strict=True)):
+        pool.setdefault(w, []).extend([c] * q)
+    for k, a in found:
+        for wc, t in zip(classes, a, strict=True):
+            for _ in range(t):
+                out[pool[wc].pop(), k] += 1
+    for c in pool.get(0, []):  # zero-weight copies fit anywhere
+        out[c, 0] += 1
+    assert all(not rest for rest in pool.values()), "every copy is placed"
+    assert zero_copies == 0 or len(capacities) > 0
+    loads = np.asarray(weights, dtype=int) @ out
+    assert np.all(loads <= np.asarray(capacities)), "every knapsack within capacity"
+    return out
