@@ -91,6 +91,7 @@ from typing import Any
 
 import numpy as np
 
+from odrp.models.knapsack import packing
 from odrp.models.knapsack.family import Family
 from odrp.result import Status, relative_gap
 from odrp.solvers import SolverRun, run_highspy, solver_version
@@ -101,6 +102,10 @@ ARC_LIMIT = 400_000
 """Largest reduced graph handed to HiGHS; a larger stage ends the search with the bound proven so far."""
 STAGE_SHARE = 0.5
 """An intermediate stage runs only while its graph has at most this share of the last stage's arcs."""
+SET_LIMIT = 64
+"""The packing step runs when at most this many item sets can be worth the threshold."""
+PACKING_SHARE = 0.5
+"""Share of the time left that the packing step may take before the stage goes to HiGHS."""
 TOL = 1e-6
 
 
@@ -502,11 +507,12 @@ def class_bounds(mkp: Mkp, bound: Bound, delta: float) -> np.ndarray:
     return out
 
 
-def build_graph(mkp: Mkp, bound: Bound, delta: float) -> Graph | None:
-    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ARC_LIMIT arcs)."""
+def build_graph(mkp: Mkp, bound: Bound, delta: float, allowed: np.ndarray | None = None) -> Graph | None:
+    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ARC_LIMIT arcs).
+    ``allowed``: :func:`class_bounds` for this delta when already computed."""
     types = mkp.types()
     prefix, suffix = prefix_suffix(mkp, bound.gamma, mkp.largest)
-    bounds = class_bounds(mkp, bound, delta)
+    bounds = class_bounds(mkp, bound, delta) if allowed is None else allowed
     nodes: dict[tuple[int, int], int] = {(0, 0): 0}
     tail: list[np.ndarray] = []
     head: list[np.ndarray] = []
@@ -663,6 +669,102 @@ def decompose(mkp: Mkp, graph: Graph, flow: np.ndarray) -> np.ndarray:
     return counts
 
 
+# ----------------------------------------------------------------------------- the packing step
+
+
+def candidate_sets(
+    mkp: Mkp, bound: Bound, allowed: np.ndarray, theta: float, delta: float, limit: int = SET_LIMIT
+) -> list[np.ndarray] | None:
+    """Every multiset of copies (copies per graph class) a solution worth >= theta may pack, best first.
+
+    The copies of class c lie in ``allowed[c]`` (:func:`class_bounds`); the set is worth at least
+    theta - free profit, weighs at most sum_k c_k, and meets the rows the stage model adds (the
+    surrogate and rho brackets of (LR) at least -delta, the cardinality between N - delta / lambda and
+    N). None when there are more than ``limit`` such sets (or they take too long to list).
+    """
+    lo, hi = allowed[:, 0], allowed[:, 1]
+    if np.any(lo > hi):
+        return []
+    free = [c for c in range(mkp.n) if hi[c] > lo[c]]
+    need = theta - mkp.free_profit - float(mkp.profit @ lo) - TOL  # profit the free classes must add
+    room = mkp.total - int(mkp.weight @ lo)
+    gain = np.array([(hi[c] - lo[c]) * mkp.profit[c] for c in free])
+    reachable = np.r_[np.cumsum(gain[::-1])[::-1], 0.0]  # the most the free classes from i on can add
+    found: list[np.ndarray] = []
+    extra = np.zeros(mkp.n, dtype=int)
+    visits = [0]
+
+    def enumerate_from(i: int, value: float, weight: int) -> bool:
+        """Extend ``extra`` over free classes i..; False once more than ``limit`` sets are found (or the
+        enumeration has visited 100 ``limit`` partial sets)."""
+        visits[0] += 1
+        if visits[0] > 100 * limit:
+            return False
+        if weight > room or value + reachable[i] < need:
+            return True
+        if i == len(free):
+            found.append(lo + extra)
+            return len(found) <= limit
+        c = free[i]
+        for t in range(int(hi[c] - lo[c]) + 1):
+            extra[c] = t
+            if not enumerate_from(i + 1, value + t * mkp.profit[c], weight + t * int(mkp.weight[c])):
+                return False
+        extra[c] = 0
+        return True
+
+    if not enumerate_from(0, 0.0, 0):
+        return None
+
+    def admissible(n: np.ndarray) -> bool:
+        copies = int(n.sum())
+        if copies > bound.cardinality or (bound.lam > TOL and copies < bound.cardinality - delta / bound.lam - TOL):
+            return False
+        if bound.beta is not None and float(bound.beta @ n) < bound.surrogate - delta - TOL:
+            return False
+        return float(bound.rho @ n) >= float(mkp.count @ np.maximum(bound.rho, 0.0)) - delta - TOL
+
+    sets = [n for n in found if admissible(n)]
+    sets.sort(key=lambda n: -float(mkp.profit @ n))
+    return sets
+
+
+@dataclass
+class PackingStep:
+    """What the packing step decided at one threshold: a packing (the optimum) or that none is worth theta."""
+
+    counts: np.ndarray | None
+    """Copies per (graph class, knapsack) of the best packing worth >= theta; None: none exists."""
+    sets: int
+    """Candidate sets tried."""
+    nodes: int
+
+
+def packing_step(
+    mkp: Mkp, bound: Bound, allowed: np.ndarray, theta: float, delta: float, time_limit: float | None
+) -> PackingStep | None:
+    """Decide threshold theta by packing each candidate set (:func:`candidate_sets`), best first.
+
+    The first set that packs is the best solution worth >= theta (every better set was shown not to
+    pack). When no set packs, no solution is worth theta. None: too many sets, or a packing search
+    stopped undecided by ``time_limit``.
+    """
+    sets = candidate_sets(mkp, bound, allowed, theta, delta)
+    if sets is None:
+        return None
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
+    nodes = 0
+    for tried, n in enumerate(sets, start=1):
+        left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
+        result = packing.pack(mkp.weight, n, mkp.capacity, left)
+        nodes += result.nodes
+        if result.status == "unknown":
+            return None
+        if result.status == "packed":
+            return PackingStep(result.counts, tried, nodes)
+    return PackingStep(None, len(sets), nodes)
+
+
 # ---------------------------------------------------------------------------- the search
 
 
@@ -742,17 +844,46 @@ def solve(
     upper = min(bound.value, top)
     message = ""
     schedule = thresholds(top, final, mkp.integral) if top >= final else []
-    last = build_graph(mkp, bound, bound.value - schedule[-1]) if schedule else None
+    below = (lambda theta: theta - 1) if mkp.integral else (lambda theta: theta)  # the bound once theta is refuted
+    last: Graph | None = None
+    last_built = False
     jump = False
     for theta in schedule:
-        if jump and theta != schedule[-1]:
-            continue
         if left() == 0.0:
             status, message = "time_limit", f"time limit before the stage at threshold {theta:g}"
             break
         delta = bound.value - theta
         stage_start = time.perf_counter()
-        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta)
+        allowed = class_bounds(mkp, bound, delta)
+        share = None if time_limit is None else PACKING_SHARE * (left() or 0.0)
+        step = packing_step(mkp, bound, allowed, theta, delta, share)
+        if step is not None:
+            stats["stages"].append(
+                {
+                    "threshold": theta,
+                    "packing_sets": step.sets,
+                    "packing_nodes": step.nodes,
+                    "status": "optimal" if step.counts is not None else "infeasible",
+                    "s": time.perf_counter() - stage_start,
+                }
+            )
+            if step.counts is None:
+                upper = below(theta)
+                continue
+            best = to_family(step.counts)  # worth >= theta > the incumbent
+            stats["incumbent_from"] = f"packing step threshold {theta:g}"
+            upper = f.objective(best)
+            break
+        if jump and theta != schedule[-1]:
+            continue
+        if not last_built:
+            last_built = True
+            last = (
+                build_graph(mkp, bound, delta, allowed)
+                if theta == schedule[-1]
+                else build_graph(mkp, bound, bound.value - schedule[-1])
+            )
+        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed)
         if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
             jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
             continue
@@ -771,11 +902,11 @@ def solve(
             upper = run.bound if run.bound is not None else f.objective(best)
             break
         if run.status == "infeasible":
-            upper = theta - 1 if mkp.integral else theta  # no solution worth theta: with integral profits, theta - 1
+            upper = below(theta)  # no solution worth theta: with integral profits, theta - 1
             continue
         # a time limit (or an error) in this stage: solutions worth theta or more are within the stage's bound
         status, message = ("time_limit", run.message) if run.status != "error" else ("error", run.message)
-        upper = max(run.bound if run.bound is not None else upper, theta - 1 if mkp.integral else theta)
+        upper = max(run.bound if run.bound is not None else upper, below(theta))
         break
     objective = f.objective(best)
     upper = max(min(upper, bound.value), objective)
