@@ -741,13 +741,20 @@ class PackingStep:
 
 
 def packing_step(
-    mkp: Mkp, bound: Bound, allowed: np.ndarray, theta: float, delta: float, time_limit: float | None
+    mkp: Mkp,
+    bound: Bound,
+    allowed: np.ndarray,
+    theta: float,
+    delta: float,
+    time_limit: float | None,
+    refuted: set[tuple[int, ...]],
 ) -> PackingStep | None:
     """Decide threshold theta by packing each candidate set (:func:`candidate_sets`), best first.
 
     The first set that packs is the best solution worth >= theta (every better set was shown not to
     pack). When no set packs, no solution is worth theta. None: too many sets, or a packing search
-    stopped undecided by ``time_limit``.
+    stopped undecided by ``time_limit``. ``refuted``: the sets shown not to pack at earlier
+    thresholds (skipped; the sets refuted here are added).
     """
     sets = candidate_sets(mkp, bound, allowed, theta, delta)
     if sets is None:
@@ -755,13 +762,16 @@ def packing_step(
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
     nodes = 0
     for tried, n in enumerate(sets, start=1):
+        if tuple(n.tolist()) in refuted:
+            continue
         left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
-        result = packing.pack(mkp.weight, n, mkp.capacity, left)
+        result = packing.pack(mkp.weight, n, mkp.capacity, bound.gamma, left)
         nodes += result.nodes
         if result.status == "unknown":
             return None
         if result.status == "packed":
             return PackingStep(result.counts, tried, nodes)
+        refuted.add(tuple(n.tolist()))
     return PackingStep(None, len(sets), nodes)
 
 
@@ -845,6 +855,7 @@ def solve(
     message = ""
     schedule = thresholds(top, final, mkp.integral) if top >= final else []
     below = (lambda theta: theta - 1) if mkp.integral else (lambda theta: theta)  # the bound once theta is refuted
+    refuted: set[tuple[int, ...]] = set()  # item sets the packing step has shown not to pack
     last: Graph | None = None
     last_built = False
     jump = False
@@ -856,7 +867,7 @@ def solve(
         stage_start = time.perf_counter()
         allowed = class_bounds(mkp, bound, delta)
         share = None if time_limit is None else PACKING_SHARE * (left() or 0.0)
-        step = packing_step(mkp, bound, allowed, theta, delta, share)
+        step = packing_step(mkp, bound, allowed, theta, delta, share, refuted)
         if step is not None:
             stats["stages"].append(
                 {
