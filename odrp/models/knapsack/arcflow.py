@@ -102,8 +102,10 @@ ARC_LIMIT = 400_000
 """Largest reduced graph handed to HiGHS; a larger stage ends the search with the bound proven so far."""
 STAGE_SHARE = 0.5
 """An intermediate stage runs only while its graph has at most this share of the last stage's arcs."""
-SET_LIMIT = 64
-"""The packing step runs when at most this many item sets can be worth the threshold."""
+SET_LIMIT = 256
+"""The packing step runs when at most this many item sets can be worth the threshold..."""
+SET_VISITS = 200_000
+"""... and listing them takes at most this many partial sets."""
 PACKING_SHARE = 0.5
 """Share of the time left that the packing step may take before the stage goes to HiGHS."""
 TOL = 1e-6
@@ -696,9 +698,9 @@ def candidate_sets(
 
     def enumerate_from(i: int, value: float, weight: int) -> bool:
         """Extend ``extra`` over free classes i..; False once more than ``limit`` sets are found (or the
-        enumeration has visited 100 ``limit`` partial sets)."""
+        enumeration has visited ``SET_VISITS`` partial sets)."""
         visits[0] += 1
-        if visits[0] > 100 * limit:
+        if visits[0] > SET_VISITS:
             return False
         if weight > room or value + reachable[i] < need:
             return True
