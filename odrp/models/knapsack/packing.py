@@ -131,6 +131,7 @@ class _Search:
         self.deadline = deadline
         self.node_limit = node_limit
         self.nodes = 0
+        self.steps = 0  # partial completions enumerated (the deadline is checked every 4096)
         self.refuted: set[tuple] = set()
         self.multiple = {c for c in capacities if capacities.count(c) > 1}
         self.value_table = _most_value(weights, values, counts, max([0, *capacities]))
@@ -154,6 +155,9 @@ class _Search:
         take = [0] * n
 
         def extend(c: int, load: int, value: float) -> Iterator[tuple[int, ...]]:
+            self.steps += 1
+            if self.steps % 4096 == 0 and time.perf_counter() > self.deadline:
+                raise _Stop
             if value + most[c][capacity - load] < need or not _any_in(lighter[c], lo - load, capacity - load):
                 return
             if c == n:
