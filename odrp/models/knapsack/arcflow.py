@@ -887,6 +887,7 @@ def solve(
             stats["incumbent_from"] = f"packing step threshold {theta:g}"
             upper = f.objective(best)
             break
+        packing_s = time.perf_counter() - stage_start  # too many item sets, or their packing undecided
         if jump and theta != schedule[-1]:
             continue
         if not last_built:
@@ -900,7 +901,7 @@ def solve(
         if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
             jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
             continue
-        record: dict[str, Any] = {"threshold": theta}
+        record: dict[str, Any] = {"threshold": theta, "packing_undecided_s": packing_s}
         stats["stages"].append(record)
         if graph is None:
             record["arcs"] = f"more than {ARC_LIMIT}"
@@ -917,12 +918,16 @@ def solve(
         if run.status == "infeasible":
             upper = below(theta)  # no solution worth theta: with integral profits, theta - 1
             continue
-        # a time limit (or an error) in this stage: solutions worth theta or more are within the stage's bound
+        # a time limit (or an error) in this stage: solutions worth theta or more are within the stage's
+        # bound, and the thresholds refuted before still bound the rest
         status, message = ("time_limit", run.message) if run.status != "error" else ("error", run.message)
-        upper = max(run.bound if run.bound is not None else upper, below(theta))
+        upper = min(upper, max(run.bound if run.bound is not None else upper, below(theta)))
         break
     objective = f.objective(best)
     upper = max(min(upper, bound.value), objective)
+    if status == "time_limit" and objective >= (math.floor(upper + TOL) if mkp.integral else upper - TOL):
+        status, message = "optimal", ""  # the incumbent meets the bound the refuted thresholds left
+        upper = objective
     run = SolverRun(
         solver=solver_version("highs"),
         status=status,
