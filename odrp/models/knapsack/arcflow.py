@@ -60,19 +60,39 @@ the rounded-down bound of the same LP for unit profits. L is recomputed from eac
 **The search** (:func:`solve`). An incumbent comes from the integer master over the generated
 patterns (HiGHS, at most 5% of the time limit) and from the caller's start. Then thresholds
 theta = floor(L), floor(L) - 1, floor(L) - 4, ... down to the incumbent + 1 (integral profits; a
-fractional profit makes theta = L then the incumbent): each stage builds the graph reduced for theta
-and asks HiGHS for the best flow worth at least theta. An optimal flow is the optimum of the instance
-(every solution worth theta or more is in the graph); an infeasible stage proves the optimum below
-theta and opens the next; an infeasible last stage proves the incumbent optimal. An intermediate
-stage runs only while its graph has at most half the arcs of the last one (otherwise the last stage
-alone is cheaper). The flow is decomposed into one path per knapsack. Time: the bound N gets 10% of
-the time limit, the column generation runs until 30%, the stages take the rest; a stage stopped by
-the limit leaves its incumbent and max(its bound, theta - 1).
+fractional profit makes theta = L then the incumbent). Each stage first tries the packing step, then
+the graph:
+
+- *The packing step* (:func:`packing_step`). The class bounds for theta often leave (nearly) no
+  choice of items: with L at the optimum, as on the m = 10, n = 60 SMALL instances, every class is
+  fixed in or out. :func:`candidate_sets` lists every multiset of copies a solution worth theta may
+  pack: within the class bounds, worth at least theta, weighing at most C, and meeting the rows the
+  stage model adds (surrogate and rho brackets, cardinality). When there are at most ``SET_LIMIT``,
+  they are tried best first, each by the exact bin completion of :mod:`.packing` (all copies of the
+  set into the m knapsacks; gap budget from gamma). The argument: every solution worth >= theta packs
+  one of the listed sets. So the first set that packs is the best solution worth >= theta, hence
+  (no solution better than it is worth theta or more, or it would be in a better set) the optimum;
+  and if no set packs, no solution is worth theta: the optimum is at most theta - 1 (integral
+  profits; at most theta otherwise) and the next threshold follows, exactly as after an infeasible
+  stage. Sets refuted once are skipped at later thresholds. A packing search stopped by its time
+  (``PACKING_SHARE`` of the time left) or too many sets leave the threshold to the graph.
+- *The graph*: the graph reduced for theta, and HiGHS asked for the best flow worth at least theta.
+  An optimal flow is the optimum of the instance (every solution worth theta or more is in the
+  graph); an infeasible stage proves the optimum below theta and opens the next; an infeasible last
+  stage proves the incumbent optimal. An intermediate stage runs only while its graph has at most
+  half the arcs of the last one (otherwise the last stage alone is cheaper). The flow is decomposed
+  into one path per knapsack.
+
+Time: the bound N gets 10% of the time limit, the column generation runs until 30%, the stages take
+the rest; a stage stopped by the limit leaves its incumbent and the bound min(the refuted thresholds'
+bound, max(its own bound, theta - 1)); an incumbent that meets that bound is optimal.
 
 Measured on Dell'Amico et al.'s SMALL set (README, knapsack section): every third file, 45 of 60
-proven optimal in 60 s (34 with the compact model). The ones left are the m = 10, n = 60 instances,
-where L is the optimum but HiGHS finds no packing of the fixed item set in the (still large) stage
-graph, and six whose last stage does not finish.
+proven optimal in 60 s before the packing step (34 with the compact model); with it, the m = 10,
+n = 60 instances (bound at the optimum, item set fixed) are packed in seconds and six others whose
+last stage did not finish are settled by refuting every threshold. What stays open are
+strongly correlated instances where hundreds of item sets tie (the listing gives up) and the last
+graph stage does not finish.
 
 Applies to a :class:`~odrp.models.knapsack.family.Family` with one hard dimension, profits and weights
 the same in every knapsack, integer weights, no pair profit, no soft dimension, at most one knapsack
