@@ -6,7 +6,8 @@
 Prints markdown: one row per instance with the published optimum, the bounds of the arc-flow search
 before any stage (deterministic: the surrogate bound of :mod:`odrp.models.knapsack.bounds`, the
 Lagrangian bound L and the cardinality bound N of :mod:`odrp.models.knapsack.arcflow`), then per
-formulation the status, objective, wall and process CPU seconds; a summary row per formulation
+formulation the status, objective, wall and process CPU seconds (for the arc-flow search also
+whether the packing step or a HiGHS stage ended it, and after how many thresholds); a summary row per formulation
 (proven optimal, CPU mean and max). ``--match`` keeps the files whose name contains TEXT (e.g.
 ``M010_N0060``); ``--every K`` every K-th of them. The machine's load is printed with the table.
 """
@@ -39,6 +40,18 @@ def root_bounds(instance) -> tuple[float, float, int]:
     return bounds.surrogate_bound(family), generation.bound.value, cardinality
 
 
+def decided_by(stats: dict) -> str:
+    """How the arc-flow search ended: ``packing`` (the packing step packed or refuted the last threshold),
+    ``graph`` (a HiGHS stage), with the number of thresholds tried; empty for other formulations."""
+    stages = stats.get("stages")
+    if stages is None:
+        return ""
+    if not stages:
+        return " [no threshold: the incumbent meets the bound]"
+    how = "packing" if "packing_sets" in stages[-1] else "graph"
+    return f" [{how}, {len(stages)} thresholds]"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
@@ -69,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             proven[formulation] += result.status == "optimal"
             flag = "" if result.verified else " NOT VERIFIED"
             cells.append(
-                f"{result.status} {result.objective:g} ({result.runtime_s:.1f} s, cpu {cpu[formulation][-1]:.1f}){flag}"
+                f"{result.status} {result.objective:g} ({result.runtime_s:.1f} s, cpu {cpu[formulation][-1]:.1f})"
+                f"{decided_by(result.metrics.get('method_stats', {}))}{flag}"
             )
         name = path.name.removeprefix("probT1_").removesuffix(".txt")
         print(

@@ -60,19 +60,39 @@ the rounded-down bound of the same LP for unit profits. L is recomputed from eac
 **The search** (:func:`solve`). An incumbent comes from the integer master over the generated
 patterns (HiGHS, at most 5% of the time limit) and from the caller's start. Then thresholds
 theta = floor(L), floor(L) - 1, floor(L) - 4, ... down to the incumbent + 1 (integral profits; a
-fractional profit makes theta = L then the incumbent): each stage builds the graph reduced for theta
-and asks HiGHS for the best flow worth at least theta. An optimal flow is the optimum of the instance
-(every solution worth theta or more is in the graph); an infeasible stage proves the optimum below
-theta and opens the next; an infeasible last stage proves the incumbent optimal. An intermediate
-stage runs only while its graph has at most half the arcs of the last one (otherwise the last stage
-alone is cheaper). The flow is decomposed into one path per knapsack. Time: the bound N gets 10% of
-the time limit, the column generation runs until 30%, the stages take the rest; a stage stopped by
-the limit leaves its incumbent and max(its bound, theta - 1).
+fractional profit makes theta = L then the incumbent). Each stage first tries the packing step, then
+the graph:
+
+- *The packing step* (:func:`packing_step`). The class bounds for theta often leave (nearly) no
+  choice of items: with L at the optimum, as on the m = 10, n = 60 SMALL instances, every class is
+  fixed in or out. :func:`candidate_sets` lists every multiset of copies a solution worth theta may
+  pack: within the class bounds, worth at least theta, weighing at most C, and meeting the rows the
+  stage model adds (surrogate and rho brackets, cardinality). When there are at most ``SET_LIMIT``,
+  they are tried best first, each by the exact bin completion of :mod:`.packing` (all copies of the
+  set into the m knapsacks; gap budget from gamma). The argument: every solution worth >= theta packs
+  one of the listed sets. So the first set that packs is the best solution worth >= theta, hence
+  (no solution better than it is worth theta or more, or it would be in a better set) the optimum;
+  and if no set packs, no solution is worth theta: the optimum is at most theta - 1 (integral
+  profits; at most theta otherwise) and the next threshold follows, exactly as after an infeasible
+  stage. Sets refuted once are skipped at later thresholds. A packing search stopped by its time
+  (``PACKING_SHARE`` of the time left) or too many sets leave the threshold to the graph.
+- *The graph*: the graph reduced for theta, and HiGHS asked for the best flow worth at least theta.
+  An optimal flow is the optimum of the instance (every solution worth theta or more is in the
+  graph); an infeasible stage proves the optimum below theta and opens the next; an infeasible last
+  stage proves the incumbent optimal. An intermediate stage runs only while its graph has at most
+  half the arcs of the last one (otherwise the last stage alone is cheaper). The flow is decomposed
+  into one path per knapsack.
+
+Time: the bound N gets 10% of the time limit, the column generation runs until 30%, the stages take
+the rest; a stage stopped by the limit leaves its incumbent and the bound min(the refuted thresholds'
+bound, max(its own bound, theta - 1)); an incumbent that meets that bound is optimal.
 
 Measured on Dell'Amico et al.'s SMALL set (README, knapsack section): every third file, 45 of 60
-proven optimal in 60 s (34 with the compact model). The ones left are the m = 10, n = 60 instances,
-where L is the optimum but HiGHS finds no packing of the fixed item set in the (still large) stage
-graph, and six whose last stage does not finish.
+proven optimal in 60 s before the packing step (34 with the compact model); with it, the m = 10,
+n = 60 instances (bound at the optimum, item set fixed) are packed in seconds and six others whose
+last stage did not finish are settled by refuting every threshold. What stays open are
+strongly correlated instances where hundreds of item sets tie (the listing gives up) and the last
+graph stage does not finish.
 
 Applies to a :class:`~odrp.models.knapsack.family.Family` with one hard dimension, profits and weights
 the same in every knapsack, integer weights, no pair profit, no soft dimension, at most one knapsack
@@ -91,6 +111,7 @@ from typing import Any
 
 import numpy as np
 
+from odrp.models.knapsack import packing
 from odrp.models.knapsack.family import Family
 from odrp.result import Status, relative_gap
 from odrp.solvers import SolverRun, run_highspy, solver_version
@@ -101,6 +122,12 @@ ARC_LIMIT = 400_000
 """Largest reduced graph handed to HiGHS; a larger stage ends the search with the bound proven so far."""
 STAGE_SHARE = 0.5
 """An intermediate stage runs only while its graph has at most this share of the last stage's arcs."""
+SET_LIMIT = 256
+"""The packing step runs when at most this many item sets can be worth the threshold..."""
+SET_VISITS = 200_000
+"""... and listing them takes at most this many partial sets."""
+PACKING_SHARE = 0.5
+"""Share of the time left that the packing step may take before the stage goes to HiGHS."""
 TOL = 1e-6
 
 
@@ -502,11 +529,12 @@ def class_bounds(mkp: Mkp, bound: Bound, delta: float) -> np.ndarray:
     return out
 
 
-def build_graph(mkp: Mkp, bound: Bound, delta: float) -> Graph | None:
-    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ARC_LIMIT arcs)."""
+def build_graph(mkp: Mkp, bound: Bound, delta: float, allowed: np.ndarray | None = None) -> Graph | None:
+    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ARC_LIMIT arcs).
+    ``allowed``: :func:`class_bounds` for this delta when already computed."""
     types = mkp.types()
     prefix, suffix = prefix_suffix(mkp, bound.gamma, mkp.largest)
-    bounds = class_bounds(mkp, bound, delta)
+    bounds = class_bounds(mkp, bound, delta) if allowed is None else allowed
     nodes: dict[tuple[int, int], int] = {(0, 0): 0}
     tail: list[np.ndarray] = []
     head: list[np.ndarray] = []
@@ -663,6 +691,112 @@ def decompose(mkp: Mkp, graph: Graph, flow: np.ndarray) -> np.ndarray:
     return counts
 
 
+# ----------------------------------------------------------------------------- the packing step
+
+
+def candidate_sets(
+    mkp: Mkp, bound: Bound, allowed: np.ndarray, theta: float, delta: float, limit: int = SET_LIMIT
+) -> list[np.ndarray] | None:
+    """Every multiset of copies (copies per graph class) a solution worth >= theta may pack, best first.
+
+    The copies of class c lie in ``allowed[c]`` (:func:`class_bounds`); the set is worth at least
+    theta - free profit, weighs at most sum_k c_k, and meets the rows the stage model adds (the
+    surrogate and rho brackets of (LR) at least -delta, the cardinality between N - delta / lambda and
+    N). None when there are more than ``limit`` such sets (or they take too long to list).
+    """
+    lo, hi = allowed[:, 0], allowed[:, 1]
+    if np.any(lo > hi):
+        return []
+    free = [c for c in range(mkp.n) if hi[c] > lo[c]]
+    need = theta - mkp.free_profit - float(mkp.profit @ lo) - TOL  # profit the free classes must add
+    room = mkp.total - int(mkp.weight @ lo)
+    gain = np.array([(hi[c] - lo[c]) * mkp.profit[c] for c in free])
+    reachable = np.r_[np.cumsum(gain[::-1])[::-1], 0.0]  # the most the free classes from i on can add
+    found: list[np.ndarray] = []
+    extra = np.zeros(mkp.n, dtype=int)
+    visits = [0]
+
+    def enumerate_from(i: int, value: float, weight: int) -> bool:
+        """Extend ``extra`` over free classes i..; False once more than ``limit`` sets are found (or the
+        enumeration has visited ``SET_VISITS`` partial sets)."""
+        visits[0] += 1
+        if visits[0] > SET_VISITS:
+            return False
+        if weight > room or value + reachable[i] < need:
+            return True
+        if i == len(free):
+            found.append(lo + extra)
+            return len(found) <= limit
+        c = free[i]
+        for t in range(int(hi[c] - lo[c]) + 1):
+            extra[c] = t
+            if not enumerate_from(i + 1, value + t * mkp.profit[c], weight + t * int(mkp.weight[c])):
+                return False
+        extra[c] = 0
+        return True
+
+    if not enumerate_from(0, 0.0, 0):
+        return None
+
+    def admissible(n: np.ndarray) -> bool:
+        copies = int(n.sum())
+        if copies > bound.cardinality or (bound.lam > TOL and copies < bound.cardinality - delta / bound.lam - TOL):
+            return False
+        if bound.beta is not None and float(bound.beta @ n) < bound.surrogate - delta - TOL:
+            return False
+        return float(bound.rho @ n) >= float(mkp.count @ np.maximum(bound.rho, 0.0)) - delta - TOL
+
+    sets = [n for n in found if admissible(n)]
+    sets.sort(key=lambda n: -float(mkp.profit @ n))
+    return sets
+
+
+@dataclass
+class PackingStep:
+    """What the packing step decided at one threshold: a packing (the optimum) or that none is worth theta."""
+
+    counts: np.ndarray | None
+    """Copies per (graph class, knapsack) of the best packing worth >= theta; None: none exists."""
+    sets: int
+    """Candidate sets tried."""
+    nodes: int
+
+
+def packing_step(
+    mkp: Mkp,
+    bound: Bound,
+    allowed: np.ndarray,
+    theta: float,
+    delta: float,
+    time_limit: float | None,
+    refuted: set[tuple[int, ...]],
+) -> PackingStep | None:
+    """Decide threshold theta by packing each candidate set (:func:`candidate_sets`), best first.
+
+    The first set that packs is the best solution worth >= theta (every better set was shown not to
+    pack). When no set packs, no solution is worth theta. None: too many sets, or a packing search
+    stopped undecided by ``time_limit``. ``refuted``: the sets shown not to pack at earlier
+    thresholds (skipped; the sets refuted here are added).
+    """
+    sets = candidate_sets(mkp, bound, allowed, theta, delta)
+    if sets is None:
+        return None
+    deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
+    nodes = 0
+    for tried, n in enumerate(sets, start=1):
+        if tuple(n.tolist()) in refuted:
+            continue
+        left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
+        result = packing.pack(mkp.weight, n, mkp.capacity, bound.gamma, left)
+        nodes += result.nodes
+        if result.status == "unknown":
+            return None
+        if result.status == "packed":
+            return PackingStep(result.counts, tried, nodes)
+        refuted.add(tuple(n.tolist()))
+    return PackingStep(None, len(sets), nodes)
+
+
 # ---------------------------------------------------------------------------- the search
 
 
@@ -742,21 +876,52 @@ def solve(
     upper = min(bound.value, top)
     message = ""
     schedule = thresholds(top, final, mkp.integral) if top >= final else []
-    last = build_graph(mkp, bound, bound.value - schedule[-1]) if schedule else None
+    below = (lambda theta: theta - 1) if mkp.integral else (lambda theta: theta)  # the bound once theta is refuted
+    refuted: set[tuple[int, ...]] = set()  # item sets the packing step has shown not to pack
+    last: Graph | None = None
+    last_built = False
     jump = False
     for theta in schedule:
-        if jump and theta != schedule[-1]:
-            continue
         if left() == 0.0:
             status, message = "time_limit", f"time limit before the stage at threshold {theta:g}"
             break
         delta = bound.value - theta
         stage_start = time.perf_counter()
-        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta)
+        allowed = class_bounds(mkp, bound, delta)
+        share = None if time_limit is None else PACKING_SHARE * (left() or 0.0)
+        step = packing_step(mkp, bound, allowed, theta, delta, share, refuted)
+        if step is not None:
+            stats["stages"].append(
+                {
+                    "threshold": theta,
+                    "packing_sets": step.sets,
+                    "packing_nodes": step.nodes,
+                    "status": "optimal" if step.counts is not None else "infeasible",
+                    "s": time.perf_counter() - stage_start,
+                }
+            )
+            if step.counts is None:
+                upper = below(theta)
+                continue
+            best = to_family(step.counts)  # worth >= theta > the incumbent
+            stats["incumbent_from"] = f"packing step threshold {theta:g}"
+            upper = f.objective(best)
+            break
+        packing_s = time.perf_counter() - stage_start  # too many item sets, or their packing undecided
+        if jump and theta != schedule[-1]:
+            continue
+        if not last_built:
+            last_built = True
+            last = (
+                build_graph(mkp, bound, delta, allowed)
+                if theta == schedule[-1]
+                else build_graph(mkp, bound, bound.value - schedule[-1])
+            )
+        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed)
         if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
             jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
             continue
-        record: dict[str, Any] = {"threshold": theta}
+        record: dict[str, Any] = {"threshold": theta, "packing_undecided_s": packing_s}
         stats["stages"].append(record)
         if graph is None:
             record["arcs"] = f"more than {ARC_LIMIT}"
@@ -771,14 +936,18 @@ def solve(
             upper = run.bound if run.bound is not None else f.objective(best)
             break
         if run.status == "infeasible":
-            upper = theta - 1 if mkp.integral else theta  # no solution worth theta: with integral profits, theta - 1
+            upper = below(theta)  # no solution worth theta: with integral profits, theta - 1
             continue
-        # a time limit (or an error) in this stage: solutions worth theta or more are within the stage's bound
+        # a time limit (or an error) in this stage: solutions worth theta or more are within the stage's
+        # bound, and the thresholds refuted before still bound the rest
         status, message = ("time_limit", run.message) if run.status != "error" else ("error", run.message)
-        upper = max(run.bound if run.bound is not None else upper, theta - 1 if mkp.integral else theta)
+        upper = min(upper, max(run.bound if run.bound is not None else upper, below(theta)))
         break
     objective = f.objective(best)
     upper = max(min(upper, bound.value), objective)
+    if status == "time_limit" and objective >= (math.floor(upper + TOL) if mkp.integral else upper - TOL):
+        status, message = "optimal", ""  # the incumbent meets the bound the refuted thresholds left
+        upper = objective
     run = SolverRun(
         solver=solver_version("highs"),
         status=status,
