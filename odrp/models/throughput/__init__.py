@@ -252,12 +252,20 @@ class _RoundResult:
 
 
 def _levels(
-    inst: ThroughputInstance, rho: float, fixed: dict[int, int] | None, fluid_levels: bool
+    inst: ThroughputInstance,
+    rho: float,
+    fixed: dict[int, int] | None,
+    fluid_levels: bool,
+    within: list[tuple[int, int]] | None = None,
 ) -> tuple[list[list[int]], list[list[int]] | None] | None:
-    """The instance counts worth trying at rho, and caps on the instances of c on w (None: no caps)."""
+    """The instance counts worth trying at rho, and caps on the instances of c on w (None: no caps).
+
+    ``fixed``: N_c = fixed[c]; ``within``: N_c in the range within[c] (a box of the level search)."""
     ranges = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
     if fixed is not None:
         ranges = [(fixed[c], fixed[c]) if lo <= fixed[c] <= hi else (1, 0) for c, (lo, hi) in enumerate(ranges)]
+    if within is not None:
+        ranges = [(max(lo, a), min(hi, b)) for (lo, hi), (a, b) in zip(ranges, within, strict=True)]
     caps = None
     if fluid_levels and all(lo <= hi for lo, hi in ranges):
         if any(lo < hi for lo, hi in ranges):
@@ -283,14 +291,15 @@ def _round(
     hint: Counts | None,
     stats: dict[str, Any],
     pool: list | None = None,
+    within: list[tuple[int, int]] | None = None,
 ) -> _RoundResult:
-    """Solve P(rho) once; the placement it finds, or its status."""
+    """Solve P(rho) once; the placement it finds, or its status (``within``: level form, N_c in within[c])."""
     begin = time.perf_counter()
     record: dict[str, Any] = {"rho": rho}
     stats["rounds"].append(record)
     if pool is not None:
         return _pattern_round(inst, rho, solver, deadline, fixed, symmetry, workers, hint, pool, record, begin)
-    pruned = _levels(inst, rho, fixed, fluid_levels)
+    pruned = _levels(inst, rho, fixed, fluid_levels, within)
     if pruned is None:
         record.update(status="infeasible", why="no instance count sustains rho", seconds=time.perf_counter() - begin)
         return _RoundResult("infeasible", None)

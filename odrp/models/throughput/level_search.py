@@ -39,8 +39,12 @@ from odrp.models.throughput.config_bound import ConfigurationLP
 from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 Ranges = list[tuple[int, int]]
-FixedSolver = Callable[[float, dict[int, int], float | None], tuple[str, Counts | None]]
-"""solve_fixed(rho, levels, deadline) -> (status, placement): P(rho) with N_c = levels[c] for all c."""
+BoxSolver = Callable[[float, Ranges, float | None], tuple[str, Counts | None]]
+"""solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c."""
+RADIUS = 1
+"""At a leaf vector v, P(rho) is first solved on the box v +- RADIUS (within the node)."""
+BOX_SECONDS = 3.0
+"""Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
 
@@ -50,7 +54,7 @@ class SearchStats:
     nodes: int = 0
     pruned: int = 0
     leaves: int = 0
-    leaf_infeasible: int = 0
+    boxes_refuted: int = 0
     undecided: int = 0
     incumbents: list[float] = field(default_factory=list)
     seconds: float = 0.0
@@ -75,7 +79,7 @@ def search(
     inst: ThroughputInstance,
     best: float,
     counts: Counts | None,
-    solve_fixed: FixedSolver,
+    solve_box: BoxSolver,
     gap: float,
     deadline: float | None = None,
 ) -> LevelSearch:
@@ -103,9 +107,14 @@ def search(
             if all(lo == hi for lo, hi in levels):
                 used = [[lo] for lo, _ in levels]
         if all(len(u) == 1 for u in used):
-            vector = {c: u[0] for c, u in enumerate(used)}
             stats.leaves += 1
-            status, found = solve_fixed(rho, vector, deadline)
+            vector = [u[0] for u in used]
+            near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
+            box_deadline = time.perf_counter() + BOX_SECONDS
+            status, found = solve_box(rho, near, box_deadline if deadline is None else min(deadline, box_deadline))
+            if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
+                near = [(n, n) for n in vector]
+                status, found = solve_box(rho, near, deadline)
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)
@@ -115,8 +124,8 @@ def search(
             if status != "infeasible":
                 stats.seconds = time.perf_counter() - start
                 return LevelSearch(best, counts, rho, False, stats)
-            stats.leaf_infeasible += 1
-            stack.extend((child, lp) for child in reversed(_without(levels, vector)))
+            stats.boxes_refuted += 1
+            stack.extend((child, lp) for child in reversed(_outside(levels, near)))
             continue
         c = max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
         mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
@@ -138,15 +147,15 @@ def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
     return used
 
 
-def _without(levels: Ranges, vector: dict[int, int]) -> list[Ranges]:
-    """Disjoint ranges covering ``levels`` minus the one count vector ``vector`` (inside it)."""
+def _outside(levels: Ranges, box: Ranges) -> list[Ranges]:
+    """Disjoint ranges covering the count vectors of ``levels`` outside ``box`` (a sub-box of it):
+    N_1 below or above box_1; N_1 in box_1 and N_2 below or above box_2; and so on."""
     children = []
-    fixed = list(levels)
-    for c, (lo, hi) in enumerate(levels):
-        n = vector[c]
-        if lo <= n - 1:
-            children.append([*fixed[:c], (lo, n - 1), *levels[c + 1 :]])
-        if n + 1 <= hi:
-            children.append([*fixed[:c], (n + 1, hi), *levels[c + 1 :]])
-        fixed[c] = (n, n)
+    inside = list(levels)
+    for c, ((lo, hi), (a, b)) in enumerate(zip(levels, box, strict=True)):
+        if lo <= a - 1:
+            children.append([*inside[:c], (lo, a - 1), *levels[c + 1 :]])
+        if b + 1 <= hi:
+            children.append([*inside[:c], (b + 1, hi), *levels[c + 1 :]])
+        inside[c] = (a, b)
     return children
