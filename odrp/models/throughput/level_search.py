@@ -82,11 +82,13 @@ def search(
     solve_box: BoxSolver,
     gap: float,
     deadline: float | None = None,
+    rho: float | None = None,
 ) -> LevelSearch:
-    """Prove that no placement reaches ``best (1 + gap/2)``, improving the incumbent on the way."""
+    """Prove that no placement reaches ``rho`` (default ``best (1 + gap/2)``), improving the incumbent on
+    the way; after a placement above rho, the search goes on at ``best (1 + gap/2)``."""
     start = time.perf_counter()
     stats = SearchStats()
-    rho = best * (1 + gap / 2)
+    rho = best * (1 + gap / 2) if rho is None else rho
     root = [(1, max(1, count_range(inst, c, rho)[1])) for c in range(inst.n_components)]
     stack: list[tuple[Ranges, ConfigurationLP | None]] = [(root, None)]
     while stack:
@@ -102,6 +104,9 @@ def search(
             continue
         levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
         used = _used_levels(lp, inst.n_components)
+        if not all(used):  # the LP stopped at the deadline before its first master
+            stack.append((node, parent))
+            continue
         if verdict is None and not all(len(u) == 1 for u in used):
             stats.undecided += 1
             if all(lo == hi for lo, hi in levels):
@@ -110,15 +115,18 @@ def search(
             stats.leaves += 1
             vector = [u[0] for u in used]
             near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
-            box_deadline = time.perf_counter() + BOX_SECONDS
-            status, found = solve_box(rho, near, box_deadline if deadline is None else min(deadline, box_deadline))
+            point = [(n, n) for n in vector]
+            status, found = "time_limit", None
+            if near != point:
+                box_deadline = time.perf_counter() + BOX_SECONDS
+                status, found = solve_box(rho, near, box_deadline if deadline is None else min(deadline, box_deadline))
             if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
-                near = [(n, n) for n in vector]
-                status, found = solve_box(rho, near, deadline)
+                near = point
+                status, found = solve_box(rho, point, deadline)
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)
-                rho = best * (1 + gap / 2)
+                rho = max(rho, best * (1 + gap / 2))
                 stack.append((node, lp))  # the same node at the higher rate
                 continue
             if status != "infeasible":
