@@ -57,7 +57,16 @@ import time
 from typing import Any
 
 from odrp.models import ExactOutcome, checked_start
-from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound, patterns, polish, rate_model
+from odrp.models.throughput import (
+    bounds,
+    config_bound,
+    highs_child,
+    level_search,
+    pattern_bound,
+    patterns,
+    polish,
+    rate_model,
+)
 from odrp.models.throughput.matrix import pyomo_values
 from odrp.problems.throughput import Counts, ThroughputInstance, evaluate, parse_solution, rate, solution_json
 from odrp.result import relative_gap
@@ -127,6 +136,7 @@ def solve(
     pattern_lp: bool = True,
     config_lp: bool | None = None,
     warm_start: dict[str, Any] | None = None,
+    branching: bool = True,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
@@ -134,7 +144,8 @@ def solve(
     (patterns when every component has at most ``patterns.PATTERN_LIMIT`` candidates). ``pattern_lp``:
     tighten the fluid bound first with :mod:`.pattern_bound`; ``config_lp``: with :mod:`.config_bound` once
     the first bisection round is undecided (None: with the level form up to ``CONFIG_UP_TO`` components x
-    machines). ``search_start``: start from the best of
+    machines); ``branching``: after the configuration LP, the rounds are level searches
+    (:mod:`.level_search`). ``search_start``: start from the best of
     hetero_greedy and the rounded fluid LP (:func:`_warm_start`); ``warm_start``: a feasible solution
     JSON, the incumbent when it beats that start (the search only ever needs a placement's exact rate).
     """
@@ -192,6 +203,7 @@ def solve(
     message = ""
     spurious = 0
     reach = BISECT
+    branching_now = False
     while True:
         if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
             break
@@ -199,7 +211,7 @@ def solve(
         if deadline is not None and now >= deadline:
             status, message = "time_limit", "time limit reached"
             break
-        bisecting = upper > best * (1 + WIDE) and reach * (upper - best) > WIDE * best
+        bisecting = _bisecting(best, upper, reach)
         if bisecting:  # far from the bound: bisect (rates well above R* are refuted fast)
             target = best + reach * (upper - best)
             box = BOX * (deadline - now) if deadline is not None else None
@@ -209,6 +221,18 @@ def solve(
             target = max(best * (1 + gap * (spurious + 1) / (spurious + 2)), upper * MIN_GAP)
             box = None
         limit = deadline if box is None else min(now + max(box, MIN_BOX), deadline)  # type: ignore[operator]
+        if branching_now:  # a round of the level search: proves target out of reach or raises the incumbent
+            searched = _level_round(inst, best, incumbent, upper, reach, gap, solver, limit, symmetry, workers, stats)
+            if searched.best > best:
+                incumbent, best, reach = searched.counts, searched.best, BISECT
+            if searched.proven:
+                upper, reach = min(upper, searched.rho), BISECT
+            elif deadline is not None and time.perf_counter() >= deadline:
+                status, message = "time_limit", "time limit reached"
+                break
+            elif searched.best <= target:
+                reach /= 2  # undecided in its share of the time: a rate nearer the incumbent
+            continue
         result = _round(
             inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats, pool
         )
@@ -225,6 +249,7 @@ def solve(
                     box = None if deadline is None else now + CONFIG_BOX * (deadline - now)
                     upper = min(upper, config_bound.upper_bound(inst, best, upper, box, precision=CONFIG_PRECISION))
                     stats["config_bound"] = upper
+                    branching_now = branching and fixed_instances is None
                 reach = BISECT if upper <= target else reach / 2
                 continue
             status = "time_limit" if result.status == "time_limit" else "error"
@@ -357,6 +382,46 @@ def _pattern_round(
         record["rate"] = rate(inst, counts)
         return _RoundResult("feasible", counts)
     return _RoundResult(run.status, None, run.message)
+
+
+def _bisecting(best: float, upper: float, reach: float) -> bool:
+    """Whether the bound is far enough (more than ``WIDE``) to bisect between incumbent and bound."""
+    return upper > best * (1 + WIDE) and reach * (upper - best) > WIDE * best
+
+
+def _target(best: float, upper: float, reach: float, gap: float) -> float:
+    """The next rate to decide: bisection while the bound is far, else within the gap."""
+    return best + reach * (upper - best) if _bisecting(best, upper, reach) else best * (1 + gap / 2)
+
+
+def _level_round(
+    inst: ThroughputInstance,
+    best: float,
+    incumbent: Counts | None,
+    upper: float,
+    reach: float,
+    gap: float,
+    solver: str,
+    deadline: float | None,
+    symmetry: bool,
+    workers: int,
+    stats: dict[str, Any],
+) -> level_search.LevelSearch:
+    """One level search (:mod:`.level_search`) at the rate :func:`_target` gives, its leaves P(rho) on
+    boxes of levels (:func:`_round` with ``within``)."""
+    boxes: dict[str, Any] = {"rounds": []}
+
+    def solve_box(rho: float, box: list[tuple[int, int]], limit: float | None) -> tuple[str, Counts | None]:
+        result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box)
+        return result.status, result.counts
+
+    searched = level_search.search(
+        inst, best, incumbent, solve_box, lambda rate_now: _target(rate_now, upper, reach, gap), deadline
+    )
+    record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": len(boxes["rounds"])}
+    record["status"] = "infeasible" if searched.proven else "time_limit"
+    stats["rounds"].append(record)
+    return searched
 
 
 def _left(deadline: float | None) -> float | None:

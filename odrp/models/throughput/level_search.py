@@ -80,15 +80,14 @@ def search(
     best: float,
     counts: Counts | None,
     solve_box: BoxSolver,
-    gap: float,
+    next_rho: Callable[[float], float],
     deadline: float | None = None,
-    rho: float | None = None,
 ) -> LevelSearch:
-    """Prove that no placement reaches ``rho`` (default ``best (1 + gap/2)``), improving the incumbent on
-    the way; after a placement above rho, the search goes on at ``best (1 + gap/2)``."""
+    """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
+    after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``)."""
     start = time.perf_counter()
     stats = SearchStats()
-    rho = best * (1 + gap / 2) if rho is None else rho
+    rho = next_rho(best)
     root = [(1, max(1, count_range(inst, c, rho)[1])) for c in range(inst.n_components)]
     stack: list[tuple[Ranges, ConfigurationLP | None]] = [(root, None)]
     while stack:
@@ -126,7 +125,7 @@ def search(
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)
-                rho = max(rho, best * (1 + gap / 2))
+                rho = max(rho, next_rho(best))
                 stack.append((node, lp))  # the same node at the higher rate
                 continue
             if status != "infeasible":
