@@ -204,6 +204,7 @@ def solve(
     spurious = 0
     reach = BISECT
     branching_now = False
+    columns: config_bound.ConfigurationLP | None = None  # the last configuration LP: its columns start the next
     while True:
         if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
             break
@@ -222,7 +223,10 @@ def solve(
             box = None
         limit = deadline if box is None else min(now + max(box, MIN_BOX), deadline)  # type: ignore[operator]
         if branching_now:  # a round of the level search: proves target out of reach or raises the incumbent
-            searched = _level_round(inst, best, incumbent, upper, reach, gap, solver, limit, symmetry, workers, stats)
+            searched = _level_round(
+                inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns
+            )
+            columns = searched.last
             if searched.best > best:
                 incumbent, best, reach = searched.counts, searched.best, BISECT
             if searched.proven:
@@ -230,8 +234,6 @@ def solve(
             elif deadline is not None and time.perf_counter() >= deadline:
                 status, message = "time_limit", "time limit reached"
                 break
-            elif searched.best <= target:
-                reach /= 2  # undecided in its share of the time: a rate nearer the incumbent
             continue
         result = _round(
             inst, target, solver, limit, fixed_instances, symmetry, fluid_levels, workers, incumbent, stats, pool
@@ -247,8 +249,8 @@ def solve(
                     config_lp = False
                     now = time.perf_counter()
                     box = None if deadline is None else now + CONFIG_BOX * (deadline - now)
-                    upper = min(upper, config_bound.upper_bound(inst, best, upper, box, precision=CONFIG_PRECISION))
-                    stats["config_bound"] = upper
+                    lowered, columns = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION)
+                    upper = stats["config_bound"] = min(upper, lowered)
                     branching_now = branching and fixed_instances is None
                 reach = BISECT if upper <= target else reach / 2
                 continue
@@ -406,6 +408,7 @@ def _level_round(
     symmetry: bool,
     workers: int,
     stats: dict[str, Any],
+    columns: config_bound.ConfigurationLP | None,
 ) -> level_search.LevelSearch:
     """One level search (:mod:`.level_search`) at the rate :func:`_target` gives, its leaves P(rho) on
     boxes of levels (:func:`_round` with ``within``)."""
@@ -416,7 +419,7 @@ def _level_round(
         return result.status, result.counts
 
     searched = level_search.search(
-        inst, best, incumbent, solve_box, lambda rate_now: _target(rate_now, upper, reach, gap), deadline
+        inst, best, incumbent, solve_box, lambda rate_now: _target(rate_now, upper, reach, gap), deadline, columns
     )
     record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": len(boxes["rounds"])}
     record["status"] = "infeasible" if searched.proven else "time_limit"

@@ -303,6 +303,18 @@ def upper_bound(
     Every LP after the first starts from the previous one's columns that still fit at its rate.
     Stops after ``steps``, at ``deadline`` or when high - low <= ``precision`` high.
     """
+    return bisect(inst, low, high, deadline, steps, precision)[0]
+
+
+def bisect(
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    deadline: float | None,
+    steps: int = 30,
+    precision: float = 1e-7,
+) -> tuple[float, ConfigurationLP | None]:
+    """:func:`upper_bound` and the last LP it solved (its columns start later LPs)."""
     previous = None
     for _ in range(steps):
         if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
@@ -313,4 +325,4 @@ def upper_bound(
             high = mid
         else:
             low = mid
-    return high
+    return high, previous

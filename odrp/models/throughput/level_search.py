@@ -73,6 +73,8 @@ class LevelSearch:
     rho: float
     proven: bool
     stats: SearchStats
+    last: ConfigurationLP | None
+    """The last LP solved (its columns start the next search)."""
 
 
 def search(
@@ -82,21 +84,24 @@ def search(
     solve_box: BoxSolver,
     next_rho: Callable[[float], float],
     deadline: float | None = None,
+    columns: ConfigurationLP | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
-    after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``)."""
+    after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
+    ``columns``: an LP whose configurations start the root's (the configuration bound's last one)."""
     start = time.perf_counter()
     stats = SearchStats()
     rho = next_rho(best)
+    last = columns
     root = [(1, max(1, count_range(inst, c, rho)[1])) for c in range(inst.n_components)]
-    stack: list[tuple[Ranges, ConfigurationLP | None]] = [(root, None)]
+    stack: list[tuple[Ranges, ConfigurationLP | None]] = [(root, columns)]
     while stack:
         if deadline is not None and time.perf_counter() > deadline:
             stats.seconds = time.perf_counter() - start
-            return LevelSearch(best, counts, rho, False, stats)
+            return LevelSearch(best, counts, rho, False, stats, last)
         node, parent = stack.pop()
         stats.nodes += 1
-        lp = ConfigurationLP(inst, rho, parent, node)
+        lp = last = ConfigurationLP(inst, rho, parent, node)
         verdict = lp.refutes(deadline)
         if verdict is True:
             stats.pruned += 1
@@ -130,7 +135,7 @@ def search(
                 continue
             if status != "infeasible":
                 stats.seconds = time.perf_counter() - start
-                return LevelSearch(best, counts, rho, False, stats)
+                return LevelSearch(best, counts, rho, False, stats, last)
             stats.boxes_refuted += 1
             stack.extend((child, lp) for child in reversed(_outside(levels, near)))
             continue
@@ -143,7 +148,7 @@ def search(
         first, second = (low, high) if weight_low >= 0.5 else (high, low)
         stack.extend([(second, lp), (first, lp)])
     stats.seconds = time.perf_counter() - start
-    return LevelSearch(best, counts, rho, True, stats)
+    return LevelSearch(best, counts, rho, True, stats, last)
 
 
 def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
