@@ -30,7 +30,11 @@ in rho (a placement that sustains rho sustains every smaller rate).
      needed (two or three at paper size).
    While the bound is far (more than ``WIDE``), rho bisects between incumbent and bound; the first
    time such a round ends undecided, the bound is lowered by bisection on the configuration LP
-   (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``).
+   (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``), and
+   from then on every round is a *level search* (:mod:`.level_search`, all the time left: branch
+   and bound over the instance counts with the configuration LP at every node): it proves the
+   target rate out of reach (the new bound) or raises the incumbent on the way and goes on at the
+   target above it; the tree is rebuilt only when the target falls after a proof.
    The incumbent rate strictly increases over a finite set of placements, so the search ends, and it
    ends only with an infeasibility proof: the answer is the optimum, not the best of a sweep.
 4. On a time limit: the incumbent, the best proven bound (R_up, or the lowest rho proven
