@@ -21,8 +21,13 @@ from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
 from odrp.solvers import run_highspy
 
 
-def fluid_model(inst: ThroughputInstance, rate: float | None = None) -> tuple[MatrixModel, int, dict]:
-    """The fluid LP (objective max R), or with R fixed at ``rate``; returns (model, R column, X columns)."""
+def fluid_model(
+    inst: ThroughputInstance, rate: float | None = None, counts: list[tuple[int, int]] | None = None
+) -> tuple[MatrixModel, int, dict]:
+    """The fluid LP (objective max R), or with R fixed at ``rate``; returns (model, R column, X columns).
+
+    ``counts``: a range (lo, hi) of N_c per component, imposed on sum_w X_cw (a placement whose counts
+    lie in the ranges is still a point of the LP)."""
     model = MatrixModel(sense="max")
     r = model.column(cost=1.0) if rate is None else model.column(lower=rate, upper=rate)
     q, x = {}, {}
@@ -35,8 +40,10 @@ def fluid_model(inst: ThroughputInstance, rate: float | None = None) -> tuple[Ma
             if a > 0:
                 model.row({q[c, w]: a, x[c, w]: -max(room, 0.0)}, upper=0.0)
         model.row({**{q[c, w]: 1.0 for w in range(inst.n_machines)}, r: -1.0}, 0.0, 0.0)
-        top = inst.max_instances[c]
-        model.row({x[c, w]: 1.0 for w in range(inst.n_machines)}, 1.0, math.inf if top is None else float(top))
+        lo, top = 1.0, math.inf if inst.max_instances[c] is None else float(inst.max_instances[c])
+        if counts is not None:
+            lo, top = max(lo, float(counts[c][0])), min(top, float(counts[c][1]))
+        model.row({x[c, w]: 1.0 for w in range(inst.n_machines)}, lo, top)
     for w in range(inst.n_machines):
         row = {}
         for c in range(inst.n_components):
@@ -106,8 +113,11 @@ def count_range(inst: ThroughputInstance, c: int, rate: float) -> tuple[int, int
 
 
 def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Tighten ``ranges`` of N_c with the fluid LP at R = ``rate`` (min and max of sum_w X_cw)."""
-    model, _, x = fluid_model(inst, rate)
+    """Tighten ``ranges`` of N_c with the fluid LP at R = ``rate`` (min and max of sum_w X_cw), the
+    ranges imposed on the LP (every placement with counts in them that sustains ``rate`` is a point)."""
+    if any(lo > hi for lo, hi in ranges):
+        return [(1, 0)] * inst.n_components
+    model, _, x = fluid_model(inst, rate, ranges)
     highs = model.to_highs()
     out = []
     for c, (lo, hi) in enumerate(ranges):

@@ -73,10 +73,12 @@ class _Option:
 class _Pricing:
     """The configurations of every machine class at rho, as grouped knapsack options."""
 
-    def __init__(self, inst: ThroughputInstance, rho: float) -> None:
+    def __init__(self, inst: ThroughputInstance, rho: float, within: list[tuple[int, int]] | None = None) -> None:
         self.inst = inst
         self.rho = rho
         ranges = [count_range(inst, c, rho) for c in range(inst.n_components)]
+        if within is not None:  # a node of the level search: N_c restricted to within[c]
+            ranges = [(max(lo, a), min(hi, b)) for (lo, hi), (a, b) in zip(ranges, within, strict=True)]
         if all(lo <= hi for lo, hi in ranges) and any(lo < hi for lo, hi in ranges):
             ranges = fluid_count_ranges(inst, rho, ranges)
         self.levels = [range(lo, hi + 1) for lo, hi in ranges]
@@ -195,12 +197,25 @@ def _undominated(options: list[_Option], u: dict[tuple[int, int], float]) -> lis
 
 class ConfigurationLP:
     """The configuration LP at rho, grown by column generation (``previous``: start from the columns of
-    the LP at another rate that still fit at rho, as the bisection of :func:`upper_bound` does)."""
+    another LP that still fit here, as the bisection of :func:`upper_bound` and the level search do).
 
-    def __init__(self, inst: ThroughputInstance, rho: float, previous: ConfigurationLP | None = None) -> None:
+    ``within``: N_c restricted to the range within[c] (a node of :mod:`.level_search`). The proof above
+    holds for the placements with counts in the ranges, since D(u) then takes its minimum over fewer
+    levels: a refutation says that no placement with such counts sustains rho.
+    """
+
+    def __init__(
+        self,
+        inst: ThroughputInstance,
+        rho: float,
+        previous: ConfigurationLP | None = None,
+        within: list[tuple[int, int]] | None = None,
+    ) -> None:
         self.inst = inst
         self.rho = rho
-        self.pricing = _Pricing(inst, rho)
+        self.pricing = _Pricing(inst, rho, within)
+        self.shares: dict[tuple[int, int], float] = {}
+        """lambda_cn of the last restricted master (the share of component c at level n)."""
         self.columns = self.pricing.singletons()
         if previous is not None:  # configurations from another rate, where they still fit at this one
             for t, configs in enumerate(previous.columns):
@@ -220,7 +235,7 @@ class ConfigurationLP:
             if deadline is not None and time.perf_counter() > deadline:
                 return None
             self.iterations += 1
-            value, u = _master(pricing, self.columns)
+            value, u, self.shares = _master(pricing, self.columns)
             if value <= 1e-9:
                 return False
             lb, configs = pricing.lagrangian(u)
@@ -242,7 +257,7 @@ def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None)
 
 
 def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
-    """The restricted configuration LP in excess-machine form: its value and multipliers u >= 0.
+    """The restricted configuration LP in excess-machine form: its value, multipliers u >= 0 and lambda.
 
     min sum_t s_t  s.t.  sum_n lambda_cn = 1,  sum_q k_{c,n}(q) mu_tq >= n lambda_cn,
     sum_q mu_tq - s_t <= M_t: the value is positive exactly when the restricted LP is infeasible
@@ -251,11 +266,13 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
     """
     model = MatrixModel(sense="min")
     link: dict[tuple[int, int], dict[int, float]] = {}
+    lambdas: dict[tuple[int, int], int] = {}
     for c, levels in enumerate(pricing.levels):
         lam = {n: model.column() for n in levels}
         model.row(dict.fromkeys(lam.values(), 1.0), 1.0, 1.0)
         for n, col in lam.items():
             link[c, n] = {col: -float(n)}
+            lambdas[c, n] = col
     for t, group in enumerate(pricing.classes):
         mu = [model.column() for _ in columns[t]]
         model.row({**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}, upper=float(len(group)))
@@ -267,8 +284,10 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
     run = run_highspy(highs, "min", mip=False)
     if run.status != "optimal" or run.objective is None:
         raise RuntimeError(f"configuration LP master: {run.status} {run.message}")
-    duals = list(highs.getSolution().row_dual)
-    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}
+    solution = highs.getSolution()
+    duals, values = list(solution.row_dual), list(solution.col_value)
+    shares = {key: values[col] for key, col in lambdas.items()}
+    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
 
 
 def upper_bound(
@@ -284,6 +303,18 @@ def upper_bound(
     Every LP after the first starts from the previous one's columns that still fit at its rate.
     Stops after ``steps``, at ``deadline`` or when high - low <= ``precision`` high.
     """
+    return bisect(inst, low, high, deadline, steps, precision)[0]
+
+
+def bisect(
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    deadline: float | None,
+    steps: int = 30,
+    precision: float = 1e-7,
+) -> tuple[float, ConfigurationLP | None]:
+    """:func:`upper_bound` and the last LP it solved (its columns start later LPs)."""
     previous = None
     for _ in range(steps):
         if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
@@ -294,4 +325,4 @@ def upper_bound(
             high = mid
         else:
             low = mid
-    return high
+    return high, previous

@@ -1,0 +1,117 @@
+"""The level search (branch and bound over instance counts) against brute force on tiny instances."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+import odrp.models.throughput as exact
+from odrp.models.throughput import config_bound, level_search
+from odrp.problems.throughput import evaluate_counts, load
+from tests.test_throughput_config_bound import PACKING
+from tests.test_throughput_exact import brute_force, tiny
+
+GAP = 1e-6
+
+
+def _boxes(inst):
+    """P(rho) on a box of levels, as the exact method gives it to the search (cpsat, level form)."""
+    scratch = {"rounds": []}
+
+    def solve_box(rho, box, deadline):
+        result = exact._round(inst, rho, "cpsat", deadline, None, True, True, 1, None, scratch, None, box)
+        return result.status, result.counts
+
+    return solve_box
+
+
+def _optimal_counts(inst):
+    """A best placement by brute force (its count vector is the one the bound must never refute)."""
+    best, counts = None, None
+    ranges = [range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)]
+    vectors = [v for v in itertools.product(*ranges) if sum(v) >= 1]
+    for combo in itertools.product(vectors, repeat=inst.n_components):
+        placement = [{w: k for w, k in enumerate(v) if k} for v in combo]
+        ev = evaluate_counts(inst, placement)
+        if ev.feasible and (best is None or ev.objective > best):
+            best, counts = ev.objective, placement
+    return best, counts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_search_from_a_poor_start_reaches_the_brute_force_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    out = level_search.search(inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2))
+    assert out.proven  # the tree emptied at rho = best (1 + GAP/2): no placement reaches it
+    assert out.best == pytest.approx(optimum, rel=GAP)
+    assert evaluate_counts(inst, out.counts).objective == pytest.approx(out.best, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_search_proves_a_rate_just_above_the_optimum_and_not_below(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    assert above.proven and above.counts is None  # nothing found above R*, the rate refuted
+    below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
+    assert below.counts is not None and below.best >= optimum * (1 - 1e-3)  # a placement there is found
+
+
+def test_search_on_the_packing_case_by_hand():
+    # tests/test_throughput_config_bound.py: R* = 60 (a and b on one machine each); from a start at 30
+    # the search must find 60 and prove 60 (1 + 5e-7) out of reach
+    inst = load(PACKING)
+    out = level_search.search(inst, 30.0, None, _boxes(inst), lambda best: max(best, 30.0) * (1 + GAP / 2))
+    assert out.proven and out.best == pytest.approx(60.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_restricted_configuration_bound_never_refutes_a_box_holding_the_optimum(seed):
+    inst = tiny(seed)
+    optimum, counts = _optimal_counts(inst)
+    levels = [sum(per.values()) for per in counts]
+    rng = random.Random(seed)
+    for _ in range(4):  # the point box, and random boxes around the optimal counts
+        box = [(max(1, n - rng.randint(0, 2)), n + rng.randint(0, 2)) for n in levels]
+        for rho in (optimum, optimum * (1 - 1e-3)):
+            assert config_bound.ConfigurationLP(inst, rho, within=box).refutes() is not True
+        point = [(n, n) for n in levels]
+        assert config_bound.ConfigurationLP(inst, optimum, within=point).refutes() is not True
+
+
+def test_outside_partitions_a_node_minus_a_box():
+    levels = [(1, 4), (2, 3), (1, 5)]
+    box = [(2, 3), (3, 3), (1, 2)]
+    children = level_search._outside(levels, box)
+    inside = list(itertools.product(*(range(a, b + 1) for a, b in box)))
+    covered = [v for child in children for v in itertools.product(*(range(a, b + 1) for a, b in child))]
+    every = list(itertools.product(*(range(a, b + 1) for a, b in levels)))
+    assert len(covered) == len(set(covered)) == len(every) - len(inside)  # disjoint children: 4*2*5 - 2*1*2 = 36
+    assert set(covered) | set(inside) == set(every)
+
+
+@pytest.mark.parametrize("seed", [1, 3, 5])  # seeds whose first round above P(0) bisects
+def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypatch):
+    """The first bisection round reported undecided: the search goes on with the configuration bound
+    and level-search rounds (the route 10 x 10 instances take), and still proves brute force's optimum."""
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    original = exact._round
+    undecided = []
+
+    def first_round_undecided(inst, rho, *args, **kwargs):
+        within = args[9] if len(args) > 9 else kwargs.get("within")
+        if within is None and rho > 0 and not undecided:  # the first round above P(0)
+            undecided.append(rho)
+            return exact._RoundResult("time_limit", None, "pretend")
+        return original(inst, rho, *args, **kwargs)
+
+    monkeypatch.setattr(exact, "_round", first_round_undecided)
+    monkeypatch.setattr(exact, "_warm_start", lambda inst: (None, None, None))  # P(0) gives the start
+    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False)
+    assert outcome.run.status == "optimal"
+    assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
+    assert undecided and any("level_search" in record for record in outcome.stats["rounds"])
