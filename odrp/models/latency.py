@@ -376,11 +376,15 @@ def separate_triangles(
     rounds: int = 50,
     deadline: float | None = None,
     prune: bool = False,
+    trees: bool = True,
+    stop_above: float | None = None,
 ) -> dict[str, Any]:
     """Add the triangle rows that the LP relaxation violates, round after round, until none is.
 
     The LP relaxation is solved by HiGHS (persistent, warm-started) whichever solver then solves the
     MILP: the rows are valid for every integer placement, so how they are found does not matter.
+    With the model's ``knapsack_trees`` rows (and ``trees``), violated knapsack tree rows are added in
+    the same rounds. ``stop_above``: stop once the LP bound (unscaled) exceeds it.
     """
     from pyomo.contrib.solver.common.factory import SolverFactory
 
@@ -398,6 +402,8 @@ def separate_triangles(
             if results.incumbent_objective is None:
                 break
             bound = results.incumbent_objective / m.scale
+            if stop_above is not None and bound > stop_above:
+                break
             results.solution_loader.load_vars(list(m.w.values()))
             w = np.eye(n)
             for (j, k), var in m.w.items():
@@ -407,16 +413,16 @@ def separate_triangles(
             for b, a, c in fresh:
                 add_triangle(m, b, a, c)
             added.update(fresh)
-            trees = []
-            if hasattr(m, "knapsack_trees"):
+            fresh_trees = []
+            if trees and hasattr(m, "knapsack_trees"):
                 results.solution_loader.load_vars(list(m.x.values()) + list(m.z.values()))
                 x = np.array([[m.x[i, u].value for u in range(inst.n_supervisors)] for i in range(n)])
                 z = np.array([m.z[e].value for e in range(len(inst.edges))])
-                trees = violated_trees(inst, x, z)[:per_round]
-                for row in trees:
+                fresh_trees = violated_trees(inst, x, z)[:per_round]
+                for row in fresh_trees:
                     add_tree(m, *row)
-                tree_rows += len(trees)
-            if (not fresh and not trees) or (deadline is not None and time.perf_counter() > deadline):
+                tree_rows += len(fresh_trees)
+            if (not fresh and not fresh_trees) or (deadline is not None and time.perf_counter() > deadline):
                 break
         if prune:  # keep only the rows the last LP needs
             for row in m.triangles.values():

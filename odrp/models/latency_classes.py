@@ -250,7 +250,8 @@ def solve(
             for u in range(lean.n_supervisors):
                 m.y[u].fix(1)
             cpu = time.process_time()
-            entry["lp_bound"] = separate_triangles(m, lean)["lp_bound"]
+            above = None if incumbent is None else incumbent[0] * (1 + 1e-9)
+            entry["lp_bound"] = separate_triangles(m, lean, stop_above=above)["lp_bound"]
             entry["separation_cpu_s"] = round(time.process_time() - cpu, 2)
             if entry["lp_bound"] is None:
                 entry["pruned"] = "lp infeasible"
