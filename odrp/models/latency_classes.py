@@ -52,6 +52,10 @@ LABELLING_NODES = 200_000
 """Node limit of one labelling enumeration (a 3-group partition on 11 supervisors needs < 1 500)."""
 
 
+FIND_GAP = 0.1
+"""Relative gap of the restricted solves: each one only has to find a partition below s* (the last,
+infeasible, one is the proof, which no gap shortens), so they need not prove that it is optimal."""
+
 MAX_NO_GOODS = 5_000
 """Most no-good rows for one partition (its capacity-feasible labellings on a multiset's supervisors)."""
 
@@ -263,6 +267,8 @@ def solve(
             if incumbent is not None and lp_bound > incumbent[0] * (1 + 1e-9):
                 entry["pruned"] = "lp bound"
                 continue
+            for known in seen:  # partitions labelled already, in whatever multiset they were found
+                _exclude(m, lean, [sorted(g) for g in known])
             entry["solves"], entry["solve_s"] = 0, []
             while True:
                 if incumbent is not None:
@@ -275,7 +281,7 @@ def solve(
                 if remaining is not None and remaining <= 0:
                     return _stopped(inst, incumbent, left, start, log, mip_s)
                 limit = None if remaining is None else max(1.0, remaining)
-                run = run_solver(m, solver=solver, time_limit=limit, mip_gap=mip_gap)
+                run = run_solver(m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP))
                 mip_s += run.runtime_s
                 entry["solves"] += 1
                 entry["solve_s"].append(round(run.runtime_s, 2))
