@@ -167,3 +167,102 @@ def test_cut_latency_needs_the_total_variation_cut(run_cli, tmp_path):
     proc = run_cli("solve", str(path), "--param", "cut_latency=true", "--param", "cut=max")
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert "cut_latency" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_one_model_milp_equals_brute_force():
+    """The one-model MILP (``classes=False``), kept as the fallback, on the cases above."""
+    for seed, weight, metric, cycle, twins in CASES[:4]:
+        inst = load(tiny(seed, latency_weight=weight, metric=metric, cycle=cycle, twins=twins))
+        best, _ = brute_force(inst)
+        result = run_method(LATENCY, inst, "exact", options={"classes": False})
+        assert result.status == "optimal" and result.verified, result.message
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize(("seed", "weight"), [(51, 1e-6), (52, 0.05), (53, 0.5)])
+def test_classes_with_interchangeable_supervisors_and_latency(seed, weight):
+    """Two classes of two equal supervisors at different places: the restricted models (w1 = 0) order
+    the members of a class, the labelling of each partition must still pick the right members."""
+    data = tiny(seed, operators=6, supervisors=4, latency_weight=weight)
+    for sup, (cpu, memory) in zip(data["supervisors"], [(1.0, 700), (1.0, 700), (0.6, 500), (0.6, 500)], strict=True):
+        sup.update({"cpu": cpu, "memory": memory})
+    inst = load(data)
+    best, _ = brute_force(inst)
+    for solver in ("highs", "cbc"):
+        result = run_method(LATENCY, inst, "exact", solver=solver)
+        assert result.status == "optimal" and result.verified, result.message
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+        assert result.metrics["method_stats"]["method"] == "classes"
+
+
+def test_knapsack_tree_rows_hold_at_every_placement():
+    """No knapsack tree row is violated by the (x, z) of any feasible placement (validity)."""
+    import numpy as np
+
+    from odrp.models.latency import violated_trees
+
+    data = tiny(61, operators=6, supervisors=3)
+    for op in data["operators"]:
+        op["cpu"] = 0.3  # 18 cores' worth of rows: trees exceed every supervisor quickly
+    inst = load(data)
+    checked = 0
+    for p in itertools.product(range(inst.n_supervisors), repeat=inst.n_operators):
+        if not evaluate_assignment(inst, list(p)).feasible:
+            continue
+        x = np.zeros((inst.n_operators, inst.n_supervisors))
+        x[range(inst.n_operators), p] = 1.0
+        z = np.array([float(p[i] != p[j]) for i, j in inst.edges])
+        assert violated_trees(inst, x, z) == []
+        checked += 1
+    assert checked > 10
+
+
+def test_knapsack_tree_row_by_hand():
+    """A chain a -> b -> c of cpu 0.5 each, one supervisor of usable cpu 0.95 and one of 1.9.
+
+    Rooted at a on the small supervisor (x = 1) with no cut (z = 0), the tree a-b-c has d(T) = 1.5,
+    excess 1.5 - 0.95 = 0.55; the edge a-b cuts off {b, c} (1.0 >= 0.55: coefficient 1), b-c cuts
+    off {c} (0.5 / 0.55 = 0.909): x[a,small] <= z_ab + 0.909 z_bc, violated by 1.
+    """
+    import numpy as np
+
+    from odrp.models.latency import violated_trees
+
+    data = {
+        "problem": "latency",
+        "name": "chain",
+        "operators": [{"id": o, "cpu": 0.5, "memory": 10, **({"rate": 1} if o == "a" else {})} for o in "abc"],
+        "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}],
+        "supervisors": [
+            {"id": "small", "cpu": 1.0, "memory": 100, "coordinates": [0, 0]},
+            {"id": "big", "cpu": 2.0, "memory": 100, "coordinates": [1, 0]},
+        ],
+        "utilisation_limit": 0.95,
+        "weights": {"latency": 0, "supervisors": 1, "colocation": 1, "events": 1},
+    }
+    inst = load(data)
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    rows = violated_trees(inst, x, np.zeros(2))
+    by_root = {(r, u): dict(row) for r, u, row in rows}
+    assert by_root[0, 0] == pytest.approx({0: 1.0, 1: 0.5 / 0.55})
+    assert all(u == 0 for _, u, _ in rows)  # the big supervisor (1.9) holds the whole chain
+
+
+def test_best_labelling_equals_brute_force_over_labellings():
+    from odrp.models.latency_classes import best_labelling
+
+    inst = load(tiny(71, operators=6, supervisors=4, latency_weight=0.3, metric=False))
+    groups = [[0, 1], [2, 3], [4, 5]]
+    expected = None
+    for hosts in itertools.permutations(range(inst.n_supervisors), len(groups)):
+        p = [0] * inst.n_operators
+        for g, u in zip(groups, hosts, strict=True):
+            for i in g:
+                p[i] = u
+        ev = evaluate_assignment(inst, p)
+        if ev.feasible and (expected is None or ev.objective < expected):
+            expected = ev.objective
+    found = best_labelling(inst, groups)
+    assert expected is not None and found is not None
+    assert found[0] == pytest.approx(expected, rel=1e-12)
+    assert evaluate_assignment(inst, found[1]).objective == pytest.approx(expected, rel=1e-12)

@@ -134,9 +134,9 @@ class Options:
     """Co-location split by supervisor, w[j,k] <= sum_u v[j,k,u] with v[j,k,u] <= x[j,u], x[k,u], and
     the part of j that shares u fits u: c_j x[j,u] + sum_k c_k v[j,k,u] <= C_u x[j,u] (the capacity
     rows multiplied by x[j,u]; they imply the aggregated part rows, which are then left out)."""
-    knapsack_trees: bool = False
+    knapsack_trees: bool = True
     """Separate knapsack tree rows per supervisor (:func:`violated_trees`) with the triangle rows."""
-    classes: bool = False
+    classes: bool = True
     """Solve by supervisor classes (:mod:`odrp.models.latency_classes`): the score without latency
     per multiset of supervisor classes, the latency by labelling each partition found."""
     cut_latency: bool = False
@@ -404,12 +404,13 @@ def separate_triangles(
             bound = results.incumbent_objective / m.scale
             if stop_above is not None and bound > stop_above:
                 break
-            results.solution_loader.load_vars(list(m.w.values()))
-            w = np.eye(n)
-            for (j, k), var in m.w.items():
-                w[j, k] = w[k, j] = var.value
-            violated = _violated_triangles(w)
-            fresh = [t for t in violated if t not in added][:per_round]
+            fresh = []
+            if hasattr(m, "w"):  # without the co-location metric (spreading="none"): the LP bound only
+                results.solution_loader.load_vars(list(m.w.values()))
+                w = np.eye(n)
+                for (j, k), var in m.w.items():
+                    w[j, k] = w[k, j] = var.value
+                fresh = [t for t in _violated_triangles(w) if t not in added][:per_round]
             for b, a, c in fresh:
                 add_triangle(m, b, a, c)
             added.update(fresh)

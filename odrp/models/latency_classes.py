@@ -43,7 +43,7 @@ from typing import Any
 import pyomo.environ as pyo
 
 from odrp.models import ExactOutcome, checked_start
-from odrp.problems.latency import LatencyInstance, evaluate, evaluate_assignment, solution_json
+from odrp.problems.latency import LatencyInstance, evaluate, evaluate_assignment, parse_solution, solution_json
 from odrp.result import relative_gap
 from odrp.solvers import SolverRun
 from odrp.solvers import solve as run_solver
@@ -217,7 +217,7 @@ def solve(
     incumbent: tuple[float, list[int]] | None = upper_bound(inst)
     if warm_start is not None:
         score = checked_start(evaluate, inst, warm_start)
-        placement = [inst.supervisors.index(warm_start["assignment"][o]) for o in inst.operators]
+        placement = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
         if incumbent is None or score < incumbent[0]:
             incumbent = (score, placement)
     coefficients = objective_coefficients(inst)
@@ -245,7 +245,11 @@ def solve(
             )
             break
         models = []
-        for counts in levels[k]:  # the restricted models and their LP bounds (triangle rows separated)
+        for index, counts in enumerate(levels[k]):  # the restricted models and their LP bounds
+            if time_limit is not None and time.perf_counter() - start > time_limit:
+                left = [bound for bound, *_ in models] + [quick_bound(c) for c in levels[k][index:]]
+                left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
+                return _stopped(inst, incumbent, left, start, log, mip_s)
             entry: dict[str, Any] = {"counts": list(counts), "bound": quick_bound(counts)}
             log.append(entry)
             chosen = [u for c, n in zip(classes, counts, strict=True) for u in c[:n]]
