@@ -169,12 +169,12 @@ def test_cut_latency_needs_the_total_variation_cut(run_cli, tmp_path):
     assert "cut_latency" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_one_model_milp_equals_brute_force():
-    """The one-model MILP (``classes=False``), kept as the fallback, on the cases above."""
-    for seed, weight, metric, cycle, twins in CASES[:4]:
+def test_classes_and_one_model_both_equal_brute_force():
+    """Both paths forced, whatever the default picks (latency_is_tie_break), on four cases above."""
+    for (seed, weight, metric, cycle, twins), classes in itertools.product(CASES[:2] + CASES[5:7], (True, False)):
         inst = load(tiny(seed, latency_weight=weight, metric=metric, cycle=cycle, twins=twins))
         best, _ = brute_force(inst)
-        result = run_method(LATENCY, inst, "exact", options={"classes": False})
+        result = run_method(LATENCY, inst, "exact", options={"classes": classes})
         assert result.status == "optimal" and result.verified, result.message
         assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
 
@@ -189,7 +189,7 @@ def test_classes_with_interchangeable_supervisors_and_latency(seed, weight):
     inst = load(data)
     best, _ = brute_force(inst)
     for solver in ("highs", "cbc"):
-        result = run_method(LATENCY, inst, "exact", solver=solver)
+        result = run_method(LATENCY, inst, "exact", solver=solver, options={"classes": True})
         assert result.status == "optimal" and result.verified, result.message
         assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
         assert result.metrics["method_stats"]["method"] == "classes"
@@ -218,21 +218,23 @@ def test_knapsack_tree_rows_hold_at_every_placement():
 
 
 def test_knapsack_tree_row_by_hand():
-    """A chain a -> b -> c of cpu 0.5 each, one supervisor of usable cpu 0.95 and one of 1.9.
+    """A star a -> b, a -> c (cpu 0.5, 0.1, 0.5) on a supervisor of usable cpu 0.95, and one of 1.9.
 
-    Rooted at a on the small supervisor (x = 1) with no cut (z = 0), the tree a-b-c has d(T) = 1.5,
-    excess 1.5 - 0.95 = 0.55; the edge a-b cuts off {b, c} (1.0 >= 0.55: coefficient 1), b-c cuts
-    off {c} (0.5 / 0.55 = 0.909): x[a,small] <= z_ab + 0.909 z_bc, violated by 1.
+    Rooted at a on the small supervisor (x = 1) with no cut (z = 0): Prim adds b (edge 0 first on a
+    tie), a + b = 0.6 fits; then c, d(T) = 1.1, excess 1.1 - 0.95 = 0.15. Edge a-b cuts off {b}:
+    0.1 / 0.15 = 0.667; edge a-c cuts off {c}: 0.5 / 0.15 >= 1, so 1. Row: x[a,small] <= 0.667 z_ab
+    + z_ac, violated by 1. The big supervisor holds the whole star: no row for it.
     """
     import numpy as np
 
     from odrp.models.latency import violated_trees
 
+    cpu = {"a": 0.5, "b": 0.1, "c": 0.5}
     data = {
         "problem": "latency",
-        "name": "chain",
-        "operators": [{"id": o, "cpu": 0.5, "memory": 10, **({"rate": 1} if o == "a" else {})} for o in "abc"],
-        "edges": [{"from": "a", "to": "b"}, {"from": "b", "to": "c"}],
+        "name": "star",
+        "operators": [{"id": o, "cpu": cpu[o], "memory": 10, **({"rate": 1} if o == "a" else {})} for o in "abc"],
+        "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}],
         "supervisors": [
             {"id": "small", "cpu": 1.0, "memory": 100, "coordinates": [0, 0]},
             {"id": "big", "cpu": 2.0, "memory": 100, "coordinates": [1, 0]},
@@ -244,8 +246,8 @@ def test_knapsack_tree_row_by_hand():
     x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
     rows = violated_trees(inst, x, np.zeros(2))
     by_root = {(r, u): dict(row) for r, u, row in rows}
-    assert by_root[0, 0] == pytest.approx({0: 1.0, 1: 0.5 / 0.55})
-    assert all(u == 0 for _, u, _ in rows)  # the big supervisor (1.9) holds the whole chain
+    assert by_root[0, 0] == pytest.approx({0: 0.1 / 0.15, 1: 1.0})
+    assert all(u == 0 for _, u, _ in rows)
 
 
 def test_best_labelling_equals_brute_force_over_labellings():

@@ -136,9 +136,10 @@ class Options:
     rows multiplied by x[j,u]; they imply the aggregated part rows, which are then left out)."""
     knapsack_trees: bool = True
     """Separate knapsack tree rows per supervisor (:func:`violated_trees`) with the triangle rows."""
-    classes: bool = True
+    classes: bool | None = None
     """Solve by supervisor classes (:mod:`odrp.models.latency_classes`): the score without latency
-    per multiset of supervisor classes, the latency by labelling each partition found."""
+    per multiset of supervisor classes, the latency by labelling each partition found. None: when
+    the latency term is a tie-break (:func:`latency_classes.latency_is_tie_break`)."""
     cut_latency: bool = False
     """d[e] >= sum_u m_u g[e,u] with m_u = min_{v != u} l_uv: a cut edge has at least the latency to
     the nearest other supervisor (needs ``cut="tv"``)."""
@@ -696,13 +697,15 @@ def solve(
     unknown = sorted(set(switches) - set(known))
     require(not unknown, "command line", "--param", f"model options among {', '.join(known)}; got {unknown}")
     options = Options(**switches)
-    if options.classes:
-        from odrp.models import latency_classes
+    from odrp.models import latency_classes
 
+    if options.classes or (options.classes is None and latency_classes.latency_is_tie_break(inst)):
         try:
             return latency_classes.solve(inst, options, solver, time_limit, mip_gap, warm_start)
         except latency_classes.TooManyGroups:  # a partition with too many groups: the one-model MILP
             options = dataclasses.replace(options, classes=False)
+        except ValueError as error:  # a switch that build() refuses
+            raise InputError("command line", "--param", str(error)) from None
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     try:

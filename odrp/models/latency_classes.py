@@ -64,6 +64,26 @@ class TooManyGroups(Exception):
     """A partition whose labellings the enumeration could not finish within its node limit."""
 
 
+def latency_is_tie_break(inst: LatencyInstance) -> bool:
+    """w1 x (an upper bound of s_lat) below the cost of the cheapest cut edge: the default for ``classes``.
+
+    The bound is the longest path over the latency edges with every edge at the largest latency.
+    Then no latency difference outweighs a cut edge, few partitions have F below s*, and the method
+    labels few; with a heavier latency weight the one-model MILP is used (it sees the latency).
+    """
+    w1 = inst.weights["latency"]
+    if w1 == 0:
+        return True
+    c = objective_coefficients(inst)
+    cheapest = min((c["colocation"] + c["events"] * t for t in inst.events), default=0.0)
+    longest = [0.0] * inst.n_operators
+    largest = max((max(row) for row in inst.latency), default=0.0)
+    for j in inst.latency_order:
+        for i in inst.latency_predecessors[j]:
+            longest[j] = max(longest[j], longest[i] + largest)
+    return w1 * max(longest, default=0.0) < cheapest
+
+
 def supervisor_classes(inst: LatencyInstance) -> list[list[int]]:
     """Supervisors grouped by (cpu, memory), in order of first appearance."""
     classes: dict[tuple[float, float], list[int]] = {}
@@ -210,7 +230,7 @@ def solve(
 ) -> ExactOutcome:
     """The method of the module docstring; ``options``: :class:`odrp.models.latency.Options` of the
     restricted models. Raises :class:`TooManyGroups` when a labelling enumeration is too large."""
-    from odrp.models.latency import build, objective_coefficients, separate_triangles, upper_bound
+    from odrp.models.latency import build, separate_triangles, upper_bound
 
     start = time.perf_counter()
     options = dataclasses.replace(options, classes=False, supervisor_symmetry=True, cutoff=False)
@@ -259,7 +279,8 @@ def solve(
                 m.y[u].fix(1)
             cpu = time.process_time()
             above = None if incumbent is None else incumbent[0] * (1 + 1e-9)
-            entry["lp_bound"] = separate_triangles(m, lean, stop_above=above)["lp_bound"]
+            deadline = None if time_limit is None else start + time_limit
+            entry["lp_bound"] = separate_triangles(m, lean, stop_above=above, deadline=deadline)["lp_bound"]
             entry["separation_cpu_s"] = round(time.process_time() - cpu, 2)
             if entry["lp_bound"] is None:
                 entry["pruned"] = "lp infeasible"
@@ -345,3 +366,9 @@ def _components(inst: LatencyInstance) -> int:
     from odrp.models.latency import _components as components
 
     return components(inst)
+
+
+def objective_coefficients(inst: LatencyInstance) -> dict[str, float]:
+    from odrp.models.latency import objective_coefficients as coefficients
+
+    return coefficients(inst)
