@@ -71,6 +71,18 @@ second search as hard as the first. On T-R3 at load 0.4 the first stage takes 9.
 for the whole model, and the second did not close in 150 000 simplex iterations; on T-R7 at load 0.4
 the first stage takes 46 CPU s (the whole model 123). See README, "Latency details".
 
+**Knapsack tree rows** (option ``knapsack_trees``, on by default; the node-capacitated graph
+partitioning inequalities of Ferreira, Martin, de Souza, Weismantel and Wolsey, per supervisor): for
+a tree T of the undirected topology rooted at r and a supervisor u with C_u < d(T) (cpu or memory),
+x[r,u] <= sum_{e in T} min(1, d(T_e) / (d(T) - C_u)) z_e, T_e the subtree that e cuts off; separated
+with the triangle rows (:func:`violated_trees`). **Co-location per supervisor** (``per_supervisor``,
+off: measured too large) multiplies the capacity rows by x[j,u].
+
+**By supervisor classes** (option ``classes``, the default when the latency term is a tie-break):
+:mod:`odrp.models.latency_classes` solves this model at w1 = 0 on each multiset of supervisor classes
+and labels every partition it finds; :func:`solve` falls back to the one model when a partition has
+too many labellings to enumerate.
+
 **Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
 symmetry rows admit only one member of each orbit of placements, so the start is first moved, within
 its orbit (same score, which the evaluator confirms), to a member they admit
