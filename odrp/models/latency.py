@@ -151,7 +151,9 @@ class Options:
     classes: bool | None = None
     """Solve by supervisor classes (:mod:`odrp.models.latency_classes`): the score without latency
     per multiset of supervisor classes, the latency by labelling each partition found. None: when
-    the latency term is a tie-break (:func:`latency_classes.latency_is_tie_break`)."""
+    the latency term is a tie-break (:func:`latency_classes.latency_is_tie_break`) and no warm start
+    is given (the one model hands it to the solver as a MIP start; ``classes=True`` takes it as the
+    first incumbent)."""
     cut_latency: bool = False
     """d[e] >= sum_u m_u g[e,u] with m_u = min_{v != u} l_uv: a cut edge has at least the latency to
     the nearest other supervisor (needs ``cut="tv"``)."""
@@ -711,7 +713,8 @@ def solve(
     options = Options(**switches)
     from odrp.models import latency_classes
 
-    if options.classes or (options.classes is None and latency_classes.latency_is_tie_break(inst)):
+    auto = options.classes is None and warm_start is None and latency_classes.latency_is_tie_break(inst)
+    if options.classes or auto:  # a warm start is a solver's MIP start in the one model, an incumbent here
         try:
             return latency_classes.solve(inst, options, solver, time_limit, mip_gap, warm_start)
         except latency_classes.TooManyGroups:  # a partition with too many groups: the one-model MILP
