@@ -167,3 +167,104 @@ def test_cut_latency_needs_the_total_variation_cut(run_cli, tmp_path):
     proc = run_cli("solve", str(path), "--param", "cut_latency=true", "--param", "cut=max")
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert "cut_latency" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_classes_and_one_model_both_equal_brute_force():
+    """Both paths forced, whatever the default picks (latency_is_tie_break), on four cases above."""
+    for (seed, weight, metric, cycle, twins), classes in itertools.product(CASES[:2] + CASES[5:7], (True, False)):
+        inst = load(tiny(seed, latency_weight=weight, metric=metric, cycle=cycle, twins=twins))
+        best, _ = brute_force(inst)
+        result = run_method(LATENCY, inst, "exact", options={"classes": classes})
+        assert result.status == "optimal" and result.verified, result.message
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize(("seed", "weight"), [(51, 1e-6), (52, 0.05), (53, 0.5)])
+def test_classes_with_interchangeable_supervisors_and_latency(seed, weight):
+    """Two classes of two equal supervisors at different places: the restricted models (w1 = 0) order
+    the members of a class, the labelling of each partition must still pick the right members."""
+    data = tiny(seed, operators=6, supervisors=4, latency_weight=weight)
+    for sup, (cpu, memory) in zip(data["supervisors"], [(1.0, 700), (1.0, 700), (0.6, 500), (0.6, 500)], strict=True):
+        sup.update({"cpu": cpu, "memory": memory})
+    inst = load(data)
+    best, _ = brute_force(inst)
+    for solver in ("highs", "cbc"):
+        result = run_method(LATENCY, inst, "exact", solver=solver, options={"classes": True})
+        assert result.status == "optimal" and result.verified, result.message
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+        assert result.metrics["method_stats"]["method"] == "classes"
+
+
+def test_knapsack_tree_rows_hold_at_every_placement():
+    """No knapsack tree row is violated by the (x, z) of any feasible placement (validity)."""
+    import numpy as np
+
+    from odrp.models.latency import violated_trees
+
+    data = tiny(61, operators=6, supervisors=3)
+    for op in data["operators"]:
+        op["cpu"] = 0.3  # 18 cores' worth of rows: trees exceed every supervisor quickly
+    inst = load(data)
+    checked = 0
+    for p in itertools.product(range(inst.n_supervisors), repeat=inst.n_operators):
+        if not evaluate_assignment(inst, list(p)).feasible:
+            continue
+        x = np.zeros((inst.n_operators, inst.n_supervisors))
+        x[range(inst.n_operators), p] = 1.0
+        z = np.array([float(p[i] != p[j]) for i, j in inst.edges])
+        assert violated_trees(inst, x, z) == []
+        checked += 1
+    assert checked > 10
+
+
+def test_knapsack_tree_row_by_hand():
+    """A star a -> b, a -> c (cpu 0.5, 0.1, 0.5) on a supervisor of usable cpu 0.95, and one of 1.9.
+
+    Rooted at a on the small supervisor (x = 1) with no cut (z = 0): Prim adds b (edge 0 first on a
+    tie), a + b = 0.6 fits; then c, d(T) = 1.1, excess 1.1 - 0.95 = 0.15. Edge a-b cuts off {b}:
+    0.1 / 0.15 = 0.667; edge a-c cuts off {c}: 0.5 / 0.15 >= 1, so 1. Row: x[a,small] <= 0.667 z_ab
+    + z_ac, violated by 1. The big supervisor holds the whole star: no row for it.
+    """
+    import numpy as np
+
+    from odrp.models.latency import violated_trees
+
+    cpu = {"a": 0.5, "b": 0.1, "c": 0.5}
+    data = {
+        "problem": "latency",
+        "name": "star",
+        "operators": [{"id": o, "cpu": cpu[o], "memory": 10, **({"rate": 1} if o == "a" else {})} for o in "abc"],
+        "edges": [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}],
+        "supervisors": [
+            {"id": "small", "cpu": 1.0, "memory": 100, "coordinates": [0, 0]},
+            {"id": "big", "cpu": 2.0, "memory": 100, "coordinates": [1, 0]},
+        ],
+        "utilisation_limit": 0.95,
+        "weights": {"latency": 0, "supervisors": 1, "colocation": 1, "events": 1},
+    }
+    inst = load(data)
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    rows = violated_trees(inst, x, np.zeros(2))
+    by_root = {(r, u): dict(row) for r, u, row in rows}
+    assert by_root[0, 0] == pytest.approx({0: 0.1 / 0.15, 1: 1.0})
+    assert all(u == 0 for _, u, _ in rows)
+
+
+def test_best_labelling_equals_brute_force_over_labellings():
+    from odrp.models.latency_classes import best_labelling
+
+    inst = load(tiny(71, operators=6, supervisors=4, latency_weight=0.3, metric=False))
+    groups = [[0, 1], [2, 3], [4, 5]]
+    expected = None
+    for hosts in itertools.permutations(range(inst.n_supervisors), len(groups)):
+        p = [0] * inst.n_operators
+        for g, u in zip(groups, hosts, strict=True):
+            for i in g:
+                p[i] = u
+        ev = evaluate_assignment(inst, p)
+        if ev.feasible and (expected is None or ev.objective < expected):
+            expected = ev.objective
+    found = best_labelling(inst, groups)
+    assert expected is not None and found is not None
+    assert found[0] == pytest.approx(expected, rel=1e-12)
+    assert evaluate_assignment(inst, found[1]).objective == pytest.approx(expected, rel=1e-12)

@@ -71,6 +71,18 @@ second search as hard as the first. On T-R3 at load 0.4 the first stage takes 9.
 for the whole model, and the second did not close in 150 000 simplex iterations; on T-R7 at load 0.4
 the first stage takes 46 CPU s (the whole model 123). See README, "Latency details".
 
+**Knapsack tree rows** (option ``knapsack_trees``, on by default; the node-capacitated graph
+partitioning inequalities of Ferreira, Martin, de Souza, Weismantel and Wolsey, per supervisor): for
+a tree T of the undirected topology rooted at r and a supervisor u with C_u < d(T) (cpu or memory),
+x[r,u] <= sum_{e in T} min(1, d(T_e) / (d(T) - C_u)) z_e, T_e the subtree that e cuts off; separated
+with the triangle rows (:func:`violated_trees`). **Co-location per supervisor** (``per_supervisor``,
+off: measured too large) multiplies the capacity rows by x[j,u].
+
+**By supervisor classes** (option ``classes``, the default when the latency term is a tie-break):
+:mod:`odrp.models.latency_classes` solves this model at w1 = 0 on each multiset of supervisor classes
+and labels every partition it finds; :func:`solve` falls back to the one model when a partition has
+too many labellings to enumerate.
+
 **Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
 symmetry rows admit only one member of each orbit of placements, so the start is first moved, within
 its orbit (same score, which the evaluator confirms), to a member they admit
@@ -130,6 +142,18 @@ class Options:
     s_lat >= a_i + l(p(i), p(t)) for every sink t that i reaches (triangle inequality along paths)."""
     supervisor_symmetry: bool = True
     """Order interchangeable supervisors (equal capacities and, unless w1 = 0, equal latencies)."""
+    per_supervisor: bool = False
+    """Co-location split by supervisor, w[j,k] <= sum_u v[j,k,u] with v[j,k,u] <= x[j,u], x[k,u], and
+    the part of j that shares u fits u: c_j x[j,u] + sum_k c_k v[j,k,u] <= C_u x[j,u] (the capacity
+    rows multiplied by x[j,u]; they imply the aggregated part rows, which are then left out)."""
+    knapsack_trees: bool = True
+    """Separate knapsack tree rows per supervisor (:func:`violated_trees`) with the triangle rows."""
+    classes: bool | None = None
+    """Solve by supervisor classes (:mod:`odrp.models.latency_classes`): the score without latency
+    per multiset of supervisor classes, the latency by labelling each partition found. None: when
+    the latency term is a tie-break (:func:`latency_classes.latency_is_tie_break`) and no warm start
+    is given (the one model hands it to the solver as a MIP start; ``classes=True`` takes it as the
+    first incumbent)."""
     cut_latency: bool = False
     """d[e] >= sum_u m_u g[e,u] with m_u = min_{v != u} l_uv: a cut edge has at least the latency to
     the nearest other supervisor (needs ``cut="tv"``)."""
@@ -246,7 +270,7 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
 
     # ---- the co-location metric (spreading) ----------------------------------------------
     if options.spreading != "none":
-        _add_spreading(m, inst)
+        _add_spreading(m, inst, options.per_supervisor, options.knapsack_trees)
         if options.spreading == "all":
             for b, a, c in all_triangles(inst.n_operators):
                 add_triangle(m, b, a, c)
@@ -292,7 +316,9 @@ def build(inst: LatencyInstance, options: Options = Options()) -> pyo.ConcreteMo
     return m
 
 
-def _add_spreading(m: pyo.ConcreteModel, inst: LatencyInstance) -> None:
+def _add_spreading(
+    m: pyo.ConcreteModel, inst: LatencyInstance, per_supervisor: bool = False, knapsack_trees: bool = False
+) -> None:
     """w[j,k] (j < k): j and k share a supervisor; the part of j fits on j's supervisor; z_e >= 1 - w_e."""
     n, sups = inst.n_operators, range(inst.n_supervisors)
     m.pairs = pyo.Set(dimen=2, initialize=[(j, k) for j in range(n) for k in range(j + 1, n)])
@@ -301,10 +327,14 @@ def _add_spreading(m: pyo.ConcreteModel, inst: LatencyInstance) -> None:
     def w(j: int, k: int) -> Any:
         return m.w[min(j, k), max(j, k)]
 
+    if per_supervisor:
+        _add_per_supervisor(m, inst, w)
     for name, demand, limit in (
         ("part_cpu", inst.cpu, inst.cpu_limit),
         ("part_memory", inst.memory, inst.memory_limit),
     ):
+        if per_supervisor:
+            break
         rows = pyo.Constraint(
             range(n),
             rule=lambda m, j, demand=demand, limit=limit: (
@@ -315,6 +345,33 @@ def _add_spreading(m: pyo.ConcreteModel, inst: LatencyInstance) -> None:
         m.add_component(name, rows)
     m.colocated = pyo.Constraint(range(len(inst.edges)), rule=lambda m, e: m.z[e] >= 1 - w(*inst.edges[e]))
     m.triangles = pyo.ConstraintList()
+    if knapsack_trees:
+        m.knapsack_trees = pyo.ConstraintList()
+
+
+def _add_per_supervisor(m: pyo.ConcreteModel, inst: LatencyInstance, w: Any) -> None:
+    """v[j,k,u]: j and k both on u (x[j,u] x[k,u] relaxed); the capacity rows times x[j,u]."""
+    n, sups = inst.n_operators, range(inst.n_supervisors)
+    m.v = pyo.Var(m.pairs, sups, bounds=(0, 1))
+
+    def v(j: int, k: int, u: int) -> Any:
+        return m.v[min(j, k), max(j, k), u]
+
+    m.v_first = pyo.Constraint(m.pairs, sups, rule=lambda m, j, k, u: m.v[j, k, u] <= m.x[j, u])
+    m.v_second = pyo.Constraint(m.pairs, sups, rule=lambda m, j, k, u: m.v[j, k, u] <= m.x[k, u])
+    m.v_split = pyo.Constraint(m.pairs, rule=lambda m, j, k: m.w[j, k] <= sum(m.v[j, k, u] for u in sups))
+    for name, demand, limit in (
+        ("share_cpu", inst.cpu, inst.cpu_limit),
+        ("share_memory", inst.memory, inst.memory_limit),
+    ):
+        rows = pyo.Constraint(
+            range(n),
+            sups,
+            rule=lambda m, j, u, demand=demand, limit=limit: (
+                demand[j] * m.x[j, u] + sum(demand[k] * v(j, k, u) for k in range(n) if k != j) <= limit[u] * m.x[j, u]
+            ),
+        )
+        m.add_component(name, rows)
 
 
 def add_triangle(m: pyo.ConcreteModel, b: int, a: int, c: int) -> None:
@@ -334,11 +391,15 @@ def separate_triangles(
     rounds: int = 50,
     deadline: float | None = None,
     prune: bool = False,
+    trees: bool = True,
+    stop_above: float | None = None,
 ) -> dict[str, Any]:
     """Add the triangle rows that the LP relaxation violates, round after round, until none is.
 
     The LP relaxation is solved by HiGHS (persistent, warm-started) whichever solver then solves the
     MILP: the rows are valid for every integer placement, so how they are found does not matter.
+    With the model's ``knapsack_trees`` rows (and ``trees``), violated knapsack tree rows are added in
+    the same rounds. ``stop_above``: stop once the LP bound (unscaled) exceeds it.
     """
     from pyomo.contrib.solver.common.factory import SolverFactory
 
@@ -348,7 +409,7 @@ def separate_triangles(
         v.domain = pyo.UnitInterval
     highs = SolverFactory("highs")
     added: set[tuple[int, int, int]] = set()
-    bound, done = None, 0
+    bound, done, tree_rows = None, 0, 0
     try:
         for _ in range(rounds):
             done += 1
@@ -356,16 +417,28 @@ def separate_triangles(
             if results.incumbent_objective is None:
                 break
             bound = results.incumbent_objective / m.scale
-            results.solution_loader.load_vars(list(m.w.values()))
-            w = np.eye(n)
-            for (j, k), var in m.w.items():
-                w[j, k] = w[k, j] = var.value
-            violated = _violated_triangles(w)
-            fresh = [t for t in violated if t not in added][:per_round]
+            if stop_above is not None and bound > stop_above:
+                break
+            fresh = []
+            if hasattr(m, "w"):  # without the co-location metric (spreading="none"): the LP bound only
+                results.solution_loader.load_vars(list(m.w.values()))
+                w = np.eye(n)
+                for (j, k), var in m.w.items():
+                    w[j, k] = w[k, j] = var.value
+                fresh = [t for t in _violated_triangles(w) if t not in added][:per_round]
             for b, a, c in fresh:
                 add_triangle(m, b, a, c)
             added.update(fresh)
-            if not fresh or (deadline is not None and time.perf_counter() > deadline):
+            fresh_trees = []
+            if trees and hasattr(m, "knapsack_trees"):
+                results.solution_loader.load_vars(list(m.x.values()) + list(m.z.values()))
+                x = np.array([[m.x[i, u].value for u in range(inst.n_supervisors)] for i in range(n)])
+                z = np.array([m.z[e].value for e in range(len(inst.edges))])
+                fresh_trees = violated_trees(inst, x, z)[:per_round]
+                for row in fresh_trees:
+                    add_tree(m, *row)
+                tree_rows += len(fresh_trees)
+            if (not fresh and not fresh_trees) or (deadline is not None and time.perf_counter() > deadline):
                 break
         if prune:  # keep only the rows the last LP needs
             for row in m.triangles.values():
@@ -374,7 +447,65 @@ def separate_triangles(
     finally:
         for v in binaries:
             v.domain = pyo.Binary
-    return {"triangles": len(added), "separation_rounds": done, "lp_bound": bound}
+    stats = {"triangles": len(added), "separation_rounds": done, "lp_bound": bound}
+    return stats | ({"tree_rows": tree_rows} if hasattr(m, "knapsack_trees") else {})
+
+
+def add_tree(m: pyo.ConcreteModel, root: int, u: int, edges: list[tuple[int, float]]) -> None:
+    """x[root,u] <= sum_e a_e z[e] over the edges of a knapsack tree (see :func:`violated_trees`)."""
+    m.knapsack_trees.add(m.x[root, u] <= sum(a * m.z[e] for e, a in edges))
+
+
+def violated_trees(
+    inst: LatencyInstance, x: np.ndarray, z: np.ndarray, tolerance: float = 1e-4
+) -> list[tuple[int, int, list[tuple[int, float]]]]:
+    """Knapsack tree rows per supervisor that the LP point (x, z) violates, most violated first.
+
+    For a tree T of the (undirected) topology rooted at r, with demands d (cpu or memory) and a
+    supervisor u whose capacity C_u < d(T): when r is on u, the operators whose tree path from r has
+    no cut edge share u, so d(T) - sum_{e in T} d(T_e) z_e <= C_u, with T_e the subtree that e cuts
+    off. Hence x[r,u] <= sum_e min(1, d(T_e) / (d(T) - C_u)) z_e (a coefficient can be cut to 1: an
+    integer point with a cut edge of coefficient >= 1 satisfies the row anyway). The trees are grown
+    from every root by Prim's rule on z (cheapest cut first), every prefix tried for every u.
+    """
+    n, sups = inst.n_operators, inst.n_supervisors
+    neighbours: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for e, (i, j) in enumerate(inst.edges):
+        neighbours[i].append((j, e))
+        neighbours[j].append((i, e))
+    best: dict[tuple[int, int], tuple[float, list[tuple[int, float]]]] = {}
+    for demand, limit in ((inst.cpu, inst.cpu_limit), (inst.memory, inst.memory_limit)):
+        capacity = np.array(limit)
+        for r in range(n):
+            candidates = [u for u in range(sups) if x[r, u] > tolerance]
+            if not candidates:
+                continue
+            order, parent, via = [r], [-1] * n, [-1] * n
+            key = {j: (z[e], e, r) for j, e in neighbours[r] if j != r}
+            total = demand[r]
+            while key:
+                j = min(key, key=lambda k: key[k][:2])
+                _, e, p = key.pop(j)
+                order.append(j)
+                parent[j], via[j] = p, e
+                total += demand[j]
+                for k, f in neighbours[j]:
+                    if k not in order and (k not in key or z[f] < key[k][0]):
+                        key[k] = (z[f], f, j)
+                over = [u for u in candidates if total > capacity[u] * (1 + 1e-9) + 1e-9]
+                if not over:
+                    continue
+                sub = {k: demand[k] for k in order}
+                for k in reversed(order[1:]):
+                    sub[parent[k]] += sub[k]
+                for u in over:
+                    excess = total - capacity[u]
+                    row = [(via[k], min(1.0, sub[k] / excess)) for k in order[1:]]
+                    violation = x[r, u] - sum(a * z[f] for f, a in row)
+                    if violation > tolerance and violation > best.get((r, u), (0.0,))[0]:
+                        best[r, u] = (violation, [(f, a) for f, a in row if a > 0])
+    ranked = sorted(best.items(), key=lambda item: -item[1][0])
+    return [(r, u, row) for (r, u), (_, row) in ranked]
 
 
 def _violated_triangles(w: np.ndarray, tolerance: float = 1e-6) -> list[tuple[int, int, int]]:
@@ -580,6 +711,16 @@ def solve(
     unknown = sorted(set(switches) - set(known))
     require(not unknown, "command line", "--param", f"model options among {', '.join(known)}; got {unknown}")
     options = Options(**switches)
+    from odrp.models import latency_classes
+
+    auto = options.classes is None and warm_start is None and latency_classes.latency_is_tie_break(inst)
+    if options.classes or auto:  # a warm start is a solver's MIP start in the one model, an incumbent here
+        try:
+            return latency_classes.solve(inst, options, solver, time_limit, mip_gap, warm_start)
+        except latency_classes.TooManyGroups:  # a partition with too many groups: the one-model MILP
+            options = dataclasses.replace(options, classes=False)
+        except ValueError as error:  # a switch that build() refuses
+            raise InputError("command line", "--param", str(error)) from None
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     try:
