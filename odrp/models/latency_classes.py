@@ -40,6 +40,7 @@ import math
 import time
 from typing import Any
 
+import networkx as nx
 import pyomo.environ as pyo
 
 from odrp.models import ExactOutcome, checked_start
@@ -58,6 +59,13 @@ infeasible, one is the proof, which no gap shortens), so they need not prove tha
 
 MAX_NO_GOODS = 5_000
 """Most no-good rows for one partition (its capacity-feasible labellings on a multiset's supervisors)."""
+
+
+HIGHS_OPTIONS: dict[str, Any] = {}
+"""HiGHS options of the restricted solves (experiment knob)."""
+
+CUTOFF = "row"
+"""How F <= s* enters a restricted solve: ``row`` (a constraint) or ``objective_bound`` (HiGHS's option)."""
 
 
 class TooManyGroups(Exception):
@@ -105,6 +113,31 @@ def multisets(inst: LatencyInstance, classes: list[list[int]]) -> list[tuple[int
         if cpu >= need_cpu * (1 - 1e-12) and memory >= need_memory * (1 - 1e-12):
             found.append(counts)
     return found
+
+
+def dominates(classes: list[list[int]], inst: LatencyInstance, big: tuple[int, ...], small: tuple[int, ...]) -> bool:
+    """``big`` != ``small`` has as many supervisors, and a one-to-one map of the members of ``small`` to
+    those of ``big`` gives each at least its cpu and memory capacity (a perfect bipartite matching).
+
+    Then every partition that fits ``small`` (one group per member) fits ``big``, with the same F (F
+    depends on the partition alone, and both count as many supervisors used): ``small``'s model
+    holds nothing that ``big``'s does not.
+    """
+    if big == small or sum(big) != sum(small):
+        return False
+    capacity = [(inst.supervisor_cpu[c[0]], inst.supervisor_memory[c[0]]) for c in classes]
+    bigger = [("big", c, r) for c, n in enumerate(big) for r in range(n)]
+    smaller = [("small", c, r) for c, n in enumerate(small) for r in range(n)]
+    graph = nx.Graph()
+    graph.add_nodes_from(bigger + smaller)
+    graph.add_edges_from(
+        (a, b)
+        for a in smaller
+        for b in bigger
+        if capacity[b[1]][0] >= capacity[a[1]][0] and capacity[b[1]][1] >= capacity[a[1]][1]
+    )
+    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=smaller)
+    return all(a in matching for a in smaller)
 
 
 def restricted(inst: LatencyInstance, supervisors: list[int]) -> LatencyInstance:
@@ -253,6 +286,16 @@ def solve(
     for counts in multisets(inst, classes):
         levels.setdefault(sum(counts), []).append(counts)
     log: list[dict[str, Any]] = []
+    for k, level in levels.items():  # keep the multisets that no other of their level dominates
+        kept = []
+        for counts in level:
+            by = next((big for big in level if dominates(classes, inst, big, counts)), None)
+            if by is None:
+                kept.append(counts)
+            else:
+                entry = {"counts": list(counts), "bound": quick_bound(counts), "pruned": "dominated", "by": list(by)}
+                log.append(entry)
+        levels[k] = kept
     seen: set[frozenset[frozenset[int]]] = set()
     mip_s = 0.0
     for k in sorted(levels):  # the quick bound grows with k: a level at a time, each in LP-bound order
@@ -296,17 +339,23 @@ def solve(
                 _exclude(m, lean, [sorted(g) for g in known])
             entry["solves"], entry["solve_s"] = 0, []
             while True:
+                highs_options = dict(HIGHS_OPTIONS)
                 if incumbent is not None:
                     if hasattr(m, "cutoff"):
                         m.del_component(m.cutoff)
-                    m.cutoff = pyo.Constraint(expr=m.objective.expr <= m.scale * incumbent[0] * (1 + 1e-9))
+                    if CUTOFF == "row" or solver != "highs":
+                        m.cutoff = pyo.Constraint(expr=m.objective.expr <= m.scale * incumbent[0] * (1 + 1e-9))
+                    else:
+                        highs_options["objective_bound"] = m.scale * incumbent[0] * (1 + 1e-9)
                 remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
                 left = [bound for bound, *_ in models[position:]]
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
                 if remaining is not None and remaining <= 0:
                     return _stopped(inst, incumbent, left, start, log, mip_s)
                 limit = None if remaining is None else max(1.0, remaining)
-                run = run_solver(m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP))
+                run = run_solver(
+                    m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP), highs_options=highs_options
+                )
                 mip_s += run.runtime_s
                 entry["solves"] += 1
                 entry["solve_s"].append(round(run.runtime_s, 2))
