@@ -10,7 +10,10 @@ Method (option ``classes`` of :func:`odrp.models.latency.solve`):
 1. Incumbent s* (the hybrid heuristic's score, or the warm start's).
 2. For every capacity-feasible multiset M, in the order of the bound k w2 / N + (k - components)
    min_e (w3 / |E| + w4 t_e / T) (k = |M|, every group of a connected topology is joined to another
-   by a cut edge): skip M if the bound exceeds s*. Otherwise build the model of
+   by a cut edge): skip M if the bound exceeds s*, or if another multiset D of as many supervisors
+   *dominates* it (:func:`dominates`: a one-to-one map of M's members to D's gives each at least its
+   cpu and memory capacity; then every partition that fits M fits D, with the same F, and D's search
+   or D's bound covers M's). Otherwise build the model of
    :func:`odrp.models.latency.build` on M alone (one supervisor per member of M, all used, w1 = 0:
    the supervisors of a class are interchangeable and ordered, the twins too), separate its
    triangle rows, skip M if the LP bound exceeds s*, and repeat: solve with F <= s*; if infeasible, M
@@ -19,9 +22,10 @@ Method (option ``classes`` of :func:`odrp.models.latency.solve`):
    supervisors, latency exactly as the evaluator computes it), lower s* if it is better, and exclude
    P from M's model (a no-good row per labelling of P on M's supervisors).
 3. s* is optimal: a placement p with s(p) < s* has F(p) <= s(p) < s* (s_lat >= 0), so its
-   partition, in its multiset's model, was found and labelled (then s* <= s(p)) or the model was
-   infeasible below s*; the symmetry rows keep a placement of equal F and equal best labelling
-   (twins swapped, interchangeable supervisors relabelled, which leave every score unchanged).
+   partition, in the model of its multiset (or of a multiset that dominates it), was found and
+   labelled (then s* <= s(p)) or the model was infeasible below s*; the symmetry rows keep a
+   placement of equal F and equal best labelling (twins swapped, interchangeable supervisors
+   relabelled, which leave every score unchanged).
 
 Why: F alone at w1 = 0 has every supervisor symmetry and a model with only k supervisors is small;
 the latency tie-break (w1 = 1e-6, of the order of the gap tolerance) is what made the one-model
