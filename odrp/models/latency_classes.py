@@ -66,10 +66,7 @@ MAX_NO_GOODS = 5_000
 
 
 HIGHS_OPTIONS: dict[str, Any] = {}
-"""HiGHS options of the restricted solves (experiment knob)."""
-
-CUTOFF = "row"
-"""How F <= s* enters a restricted solve: ``row`` (a constraint) or ``objective_bound`` (HiGHS's option)."""
+"""HiGHS options of the restricted solves (``python -m benchmarks.latency exact --highs KEY=VALUE``)."""
 
 
 class TooManyGroups(Exception):
@@ -343,14 +340,10 @@ def solve(
                 _exclude(m, lean, [sorted(g) for g in known])
             entry["solves"], entry["solve_s"] = 0, []
             while True:
-                highs_options = dict(HIGHS_OPTIONS)
                 if incumbent is not None:
                     if hasattr(m, "cutoff"):
                         m.del_component(m.cutoff)
-                    if CUTOFF == "row" or solver != "highs":
-                        m.cutoff = pyo.Constraint(expr=m.objective.expr <= m.scale * incumbent[0] * (1 + 1e-9))
-                    else:
-                        highs_options["objective_bound"] = m.scale * incumbent[0] * (1 + 1e-9)
+                    m.cutoff = pyo.Constraint(expr=m.objective.expr <= m.scale * incumbent[0] * (1 + 1e-9))
                 remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
                 left = [bound for bound, *_ in models[position:]]
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
@@ -358,7 +351,7 @@ def solve(
                     return _stopped(inst, incumbent, left, start, log, mip_s)
                 limit = None if remaining is None else max(1.0, remaining)
                 run = run_solver(
-                    m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP), highs_options=highs_options
+                    m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP), highs_options=HIGHS_OPTIONS
                 )
                 mip_s += run.runtime_s
                 entry["solves"] += 1
