@@ -307,3 +307,22 @@ def test_classes_with_dominated_multisets_equal_brute_force():
         assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
         pruned = [entry.get("pruned") for entry in result.metrics["method_stats"]["multisets"]]
         assert "dominated" in pruned
+
+
+def test_highs_options_reach_the_solver():
+    """min x + y s.t. 2x + 3y >= 7 over the integers: x + y = 2 reaches at most 3 x 2 = 6 < 7, x = 2,
+    y = 1 gives 3. With HiGHS's objective_bound 2.5 (nothing below 2.5 wanted) the model is infeasible;
+    with 3.5 the optimum 3 stands. (The classes method hands its HIGHS_OPTIONS this way.)"""
+    import pyomo.environ as pyo
+
+    from odrp.solvers import solve
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))
+    m.y = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))
+    m.cover = pyo.Constraint(expr=2 * m.x + 3 * m.y >= 7)
+    m.objective = pyo.Objective(expr=m.x + m.y)
+    assert solve(m, highs_options={"objective_bound": 2.5}).status == "infeasible"
+    run = solve(m, highs_options={"objective_bound": 3.5})
+    assert run.status == "optimal" and run.objective == pytest.approx(3.0)
+    assert solve(m).objective == pytest.approx(3.0)  # default: no options

@@ -65,8 +65,10 @@ MAX_NO_GOODS = 5_000
 """Most no-good rows for one partition (its capacity-feasible labellings on a multiset's supervisors)."""
 
 
-HIGHS_OPTIONS: dict[str, Any] = {}
-"""HiGHS options of the restricted solves (``python -m benchmarks.latency exact --highs KEY=VALUE``)."""
+HIGHS_OPTIONS: dict[str, Any] = {"mip_pscost_minreliable": 0}
+"""HiGHS options of the restricted solves: no strong branching (pseudo-costs count as reliable from the
+first observation; HiGHS's default 8 spent a third more CPU time on the T-R instances, README "Latency
+details"). ``python -m benchmarks.latency exact --highs KEY=VALUE`` changes them."""
 
 
 class TooManyGroups(Exception):
