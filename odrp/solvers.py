@@ -81,13 +81,15 @@ def solve(
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
     warm_start: bool = False,
+    highs_options: dict[str, Any] | None = None,
 ) -> SolverRun:
     """Solve ``model`` (one active objective) and load the incumbent, if any, into it.
 
     With ``warm_start``, the current values of the model's integer variables are the MIP start.
+    ``highs_options``: further HiGHS options (name -> value) for this solve; the other solvers ignore them.
     """
     if solver == "highs":
-        return _solve_highs(model, time_limit, mip_gap, warm_start)
+        return _solve_highs(model, time_limit, mip_gap, warm_start, highs_options)
     if solver == "cbc":
         return _solve_cbc(model, time_limit, mip_gap, warm_start)
     if solver == "cpsat":
@@ -166,7 +168,13 @@ def _highs_start_report(log: str) -> dict[str, Any]:
     return {"accepted": accepted, "objective": float(found.group(1)) if found else None, "log": lines}
 
 
-def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool) -> SolverRun:
+def _solve_highs(
+    model: pyo.ConcreteModel,
+    time_limit: float | None,
+    mip_gap: float,
+    warm_start: bool,
+    highs_options: dict[str, Any] | None = None,
+) -> SolverRun:
     from pyomo.contrib.solver.common.results import SolutionStatus
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
 
@@ -178,6 +186,7 @@ def _solve_highs(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: fl
         rel_gap=mip_gap,
         load_solutions=False,
         raise_exception_on_nonoptimal_result=False,
+        solver_options=dict(highs_options or {}),
     )
     runtime = time.perf_counter() - start
     has_solution = results.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible)

@@ -268,3 +268,62 @@ def test_best_labelling_equals_brute_force_over_labellings():
     assert expected is not None and found is not None
     assert found[0] == pytest.approx(expected, rel=1e-12)
     assert evaluate_assignment(inst, found[1]).objective == pytest.approx(expected, rel=1e-12)
+
+
+def test_dominated_multisets_by_hand():
+    """Classes A (1.2 cores, 900 MB), B (0.8, 600), C (0.5, 400), D (0.4, 1000). A covers every class,
+    B covers C, D is incomparable with B and C (less cpu, more memory)."""
+    from odrp.models.latency_classes import dominates, supervisor_classes
+
+    data = tiny(81, operators=3, supervisors=5)
+    capacities = [(1.2, 900), (0.8, 600), (0.8, 600), (0.5, 400), (0.4, 1000)]
+    for sup, (cpu, memory) in zip(data["supervisors"], capacities, strict=True):
+        sup.update({"cpu": cpu, "memory": memory})
+    inst = load(data)
+    classes = supervisor_classes(inst)
+    assert classes == [[0], [1, 2], [3], [4]]  # counts below: (A, B, C, D)
+    assert dominates(classes, inst, (1, 1, 0, 0), (0, 1, 1, 0))  # A >= B, B >= C
+    assert dominates(classes, inst, (1, 1, 0, 0), (0, 2, 0, 0))  # A >= B, B >= B
+    assert dominates(classes, inst, (0, 2, 0, 0), (0, 1, 1, 0))  # B >= B, B >= C
+    assert not dominates(classes, inst, (0, 1, 1, 0), (1, 1, 0, 0))  # nothing of B or C covers A
+    assert not dominates(classes, inst, (0, 2, 0, 0), (0, 1, 0, 1))  # B has less memory than D
+    assert not dominates(classes, inst, (1, 1, 0, 0), (0, 1, 0, 1))  # D's 1000 MB fit neither A (900) nor B
+    assert not dominates(classes, inst, (0, 1, 1, 0), (0, 1, 1, 0))  # a multiset does not dominate itself
+    assert not dominates(classes, inst, (1, 1, 1, 0), (1, 1, 0, 0))  # different sizes
+
+
+def test_classes_with_dominated_multisets_equal_brute_force():
+    """Supervisors whose classes form a chain (each covers the next): at every level only the
+    largest multiset is solved, the others are skipped as dominated; the optimum is unchanged."""
+    for seed, weight in ((91, 1e-6), (92, 1e-6), (93, 0.05)):
+        data = tiny(seed, operators=6, supervisors=4, latency_weight=weight)
+        capacities = [(1.6, 1000), (1.0, 700), (1.0, 700), (0.7, 500)]
+        for sup, (cpu, memory) in zip(data["supervisors"], capacities, strict=True):
+            sup.update({"cpu": cpu, "memory": memory})
+        inst = load(data)
+        best, _ = brute_force(inst)
+        for solver in ("highs", "cbc"):
+            result = run_method(LATENCY, inst, "exact", solver=solver, options={"classes": True})
+            assert result.status == "optimal" and result.verified, result.message
+            assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+            pruned = [entry.get("pruned") for entry in result.metrics["method_stats"]["multisets"]]
+            assert "dominated" in pruned
+
+
+def test_highs_options_reach_the_solver():
+    """min x + y s.t. 2x + 3y >= 7 over the integers: x + y = 2 reaches at most 3 x 2 = 6 < 7, x = 2,
+    y = 1 gives 3. With HiGHS's objective_bound 2.5 (nothing below 2.5 wanted) the model is infeasible;
+    with 3.5 the optimum 3 stands. (The classes method hands its HIGHS_OPTIONS this way.)"""
+    import pyomo.environ as pyo
+
+    from odrp.solvers import solve
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))
+    m.y = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))
+    m.cover = pyo.Constraint(expr=2 * m.x + 3 * m.y >= 7)
+    m.objective = pyo.Objective(expr=m.x + m.y)
+    assert solve(m, highs_options={"objective_bound": 2.5}).status == "infeasible"
+    run = solve(m, highs_options={"objective_bound": 3.5})
+    assert run.status == "optimal" and run.objective == pytest.approx(3.0)
+    assert solve(m).objective == pytest.approx(3.0)  # default: no options

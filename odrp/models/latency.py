@@ -80,8 +80,8 @@ off: measured too large) multiplies the capacity rows by x[j,u].
 
 **By supervisor classes** (option ``classes``, the default when the latency term is a tie-break):
 :mod:`odrp.models.latency_classes` solves this model at w1 = 0 on each multiset of supervisor classes
-and labels every partition it finds; :func:`solve` falls back to the one model when a partition has
-too many labellings to enumerate.
+that no other multiset of as many supervisors dominates, and labels every partition it finds;
+:func:`solve` falls back to the one model when a partition has too many labellings to enumerate.
 
 **Warm start** (:func:`set_start`, the contract of :mod:`odrp.models`): x and y at a placement. The
 symmetry rows admit only one member of each orbit of placements, so the start is first moved, within

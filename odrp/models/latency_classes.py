@@ -10,7 +10,10 @@ Method (option ``classes`` of :func:`odrp.models.latency.solve`):
 1. Incumbent s* (the hybrid heuristic's score, or the warm start's).
 2. For every capacity-feasible multiset M, in the order of the bound k w2 / N + (k - components)
    min_e (w3 / |E| + w4 t_e / T) (k = |M|, every group of a connected topology is joined to another
-   by a cut edge): skip M if the bound exceeds s*. Otherwise build the model of
+   by a cut edge): skip M if the bound exceeds s*, or if another multiset D of as many supervisors
+   *dominates* it (:func:`dominates`: a one-to-one map of M's members to D's gives each at least its
+   cpu and memory capacity; then every partition that fits M fits D, with the same F, and D's search
+   or D's bound covers M's). Otherwise build the model of
    :func:`odrp.models.latency.build` on M alone (one supervisor per member of M, all used, w1 = 0:
    the supervisors of a class are interchangeable and ordered, the twins too), separate its
    triangle rows, skip M if the LP bound exceeds s*, and repeat: solve with F <= s*; if infeasible, M
@@ -19,9 +22,10 @@ Method (option ``classes`` of :func:`odrp.models.latency.solve`):
    supervisors, latency exactly as the evaluator computes it), lower s* if it is better, and exclude
    P from M's model (a no-good row per labelling of P on M's supervisors).
 3. s* is optimal: a placement p with s(p) < s* has F(p) <= s(p) < s* (s_lat >= 0), so its
-   partition, in its multiset's model, was found and labelled (then s* <= s(p)) or the model was
-   infeasible below s*; the symmetry rows keep a placement of equal F and equal best labelling
-   (twins swapped, interchangeable supervisors relabelled, which leave every score unchanged).
+   partition, in the model of its multiset (or of a multiset that dominates it), was found and
+   labelled (then s* <= s(p)) or the model was infeasible below s*; the symmetry rows keep a
+   placement of equal F and equal best labelling (twins swapped, interchangeable supervisors
+   relabelled, which leave every score unchanged).
 
 Why: F alone at w1 = 0 has every supervisor symmetry and a model with only k supervisors is small;
 the latency tie-break (w1 = 1e-6, of the order of the gap tolerance) is what made the one-model
@@ -40,6 +44,7 @@ import math
 import time
 from typing import Any
 
+import networkx as nx
 import pyomo.environ as pyo
 
 from odrp.models import ExactOutcome, checked_start
@@ -58,6 +63,12 @@ infeasible, one is the proof, which no gap shortens), so they need not prove tha
 
 MAX_NO_GOODS = 5_000
 """Most no-good rows for one partition (its capacity-feasible labellings on a multiset's supervisors)."""
+
+
+HIGHS_OPTIONS: dict[str, Any] = {"mip_pscost_minreliable": 0}
+"""HiGHS options of the restricted solves: no strong branching (pseudo-costs count as reliable from the
+first observation; HiGHS's default 8 spent a third more CPU time on the T-R instances, README "Latency
+details"). ``python -m benchmarks.latency exact --highs KEY=VALUE`` changes them."""
 
 
 class TooManyGroups(Exception):
@@ -105,6 +116,31 @@ def multisets(inst: LatencyInstance, classes: list[list[int]]) -> list[tuple[int
         if cpu >= need_cpu * (1 - 1e-12) and memory >= need_memory * (1 - 1e-12):
             found.append(counts)
     return found
+
+
+def dominates(classes: list[list[int]], inst: LatencyInstance, big: tuple[int, ...], small: tuple[int, ...]) -> bool:
+    """``big`` != ``small`` has as many supervisors, and a one-to-one map of the members of ``small`` to
+    those of ``big`` gives each at least its cpu and memory capacity (a perfect bipartite matching).
+
+    Then every partition that fits ``small`` (one group per member) fits ``big``, with the same F (F
+    depends on the partition alone, and both count as many supervisors used): ``small``'s model
+    holds nothing that ``big``'s does not.
+    """
+    if big == small or sum(big) != sum(small):
+        return False
+    capacity = [(inst.supervisor_cpu[c[0]], inst.supervisor_memory[c[0]]) for c in classes]
+    bigger = [("big", c, r) for c, n in enumerate(big) for r in range(n)]
+    smaller = [("small", c, r) for c, n in enumerate(small) for r in range(n)]
+    graph = nx.Graph()
+    graph.add_nodes_from(bigger + smaller)
+    graph.add_edges_from(
+        (a, b)
+        for a in smaller
+        for b in bigger
+        if capacity[b[1]][0] >= capacity[a[1]][0] and capacity[b[1]][1] >= capacity[a[1]][1]
+    )
+    matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=smaller)
+    return all(a in matching for a in smaller)
 
 
 def restricted(inst: LatencyInstance, supervisors: list[int]) -> LatencyInstance:
@@ -253,6 +289,16 @@ def solve(
     for counts in multisets(inst, classes):
         levels.setdefault(sum(counts), []).append(counts)
     log: list[dict[str, Any]] = []
+    for k, level in levels.items():  # keep the multisets that no other of their level dominates
+        kept = []
+        for counts in level:
+            by = next((big for big in level if dominates(classes, inst, big, counts)), None)
+            if by is None:
+                kept.append(counts)
+            else:
+                entry = {"counts": list(counts), "bound": quick_bound(counts), "pruned": "dominated", "by": list(by)}
+                log.append(entry)
+        levels[k] = kept
     seen: set[frozenset[frozenset[int]]] = set()
     mip_s = 0.0
     for k in sorted(levels):  # the quick bound grows with k: a level at a time, each in LP-bound order
@@ -306,7 +352,9 @@ def solve(
                 if remaining is not None and remaining <= 0:
                     return _stopped(inst, incumbent, left, start, log, mip_s)
                 limit = None if remaining is None else max(1.0, remaining)
-                run = run_solver(m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP))
+                run = run_solver(
+                    m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP), highs_options=HIGHS_OPTIONS
+                )
                 mip_s += run.runtime_s
                 entry["solves"] += 1
                 entry["solve_s"].append(round(run.runtime_s, 2))
