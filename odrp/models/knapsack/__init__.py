@@ -242,6 +242,8 @@ def _run_reduced(
         run.objective += reduced.constant
     if run.bound is not None:
         run.bound = min(reduced.bound, max(known, run.bound + reduced.constant))
+    elif math.isfinite(reduced.bound):  # stopped before the solver had a bound: the reduction's still holds
+        run.bound = reduced.bound
     return run, None if counts is None else qkp_reduction.lift(family, reduced, counts)
 
 
