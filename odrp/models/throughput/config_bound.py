@@ -56,6 +56,8 @@ GRID = 2000
 MAX_ITERATIONS = 300
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
+FIX_ITERATIONS = 60
+"""Column generation steps of the machine-form LP behind reduced-cost level fixing (``fixed_levels``)."""
 POSITIVE = 1e-12
 """Multipliers at or below this are treated as 0 in the pricing (they cannot raise phi)."""
 
@@ -84,6 +86,7 @@ class _Pricing:
         self.levels = [range(lo, hi + 1) for lo, hi in ranges]
         self.classes = [group for group in inst.machine_classes]
         self.options: list[list[list[_Option]]] = []  # options[t][c]
+        self.weights: list[dict[tuple[int, int, int], int]] = []  # weights[t][c, n, k]: grid weight of an option
         self.slots: list[int] = []
         for group in self.classes:
             w = group[0]
@@ -105,6 +108,7 @@ class _Pricing:
                 per_class.append(options)
                 total += most
             self.options.append(per_class)
+            self.weights.append({(o.c, o.n, o.k): o.weight for options in per_class for o in options})
             limit = inst.max_tasks[w]
             self.slots.append(total if limit is None else min(limit, total))
 
@@ -122,7 +126,7 @@ class _Pricing:
 
     def fitting(self, t: int, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int] | None:
         """``config`` restricted to the levels allowed at this rho, if it fits class t on the grid."""
-        weights = {(o.c, o.n, o.k): o.weight for options in self.options[t] for o in options}
+        weights = self.weights[t]
         kept = {(c, n): k for (c, n), k in config.items() if n in self.levels[c]}
         if any((c, n, k) not in weights for (c, n), k in kept.items()):
             return None
@@ -145,30 +149,27 @@ class _Pricing:
         """
         slots = self.slots[t]
         f = np.zeros((slots + 1, GRID + 1))
-        picks: list[tuple[list[_Option], np.ndarray]] = []
+        stages: list[tuple[list[_Option], np.ndarray]] = []  # each component's options and f before it
         for options in self.options[t]:
             useful = _undominated([o for o in options if u.get((o.c, o.n), 0.0) > POSITIVE and o.k <= slots], u)
             if not useful:
                 continue
             new = f.copy()
-            choice = np.full(f.shape, -1, dtype=np.int32)
-            for i, o in enumerate(useful):
-                value = f[: slots + 1 - o.k, : GRID + 1 - o.weight] + o.k * u[o.c, o.n]
+            for o in useful:
                 target = new[o.k :, o.weight :]
-                better = value > target
-                target[better] = value[better]
-                choice[o.k :, o.weight :][better] = i
-            picks.append((useful, choice))
+                np.maximum(target, f[: slots + 1 - o.k, : GRID + 1 - o.weight] + o.k * u[o.c, o.n], out=target)
+            stages.append((useful, f))
             f = new
         value = float(f[slots, GRID])
         config: dict[tuple[int, int], int] = {}
         tasks, units = slots, GRID
-        for useful, choice in reversed(picks):
-            i = choice[tasks, units]
-            if i >= 0:
-                o = useful[i]
-                config[o.c, o.n] = o.k
-                tasks, units = tasks - o.k, units - o.weight
+        for useful, before in reversed(stages):  # backtrack: the option (if any) that gave f[tasks, units]
+            fitting = [o for o in useful if o.k <= tasks and o.weight <= units]
+            if fitting:
+                o = max(fitting, key=lambda o: before[tasks - o.k, units - o.weight] + o.k * u[o.c, o.n])
+                if before[tasks - o.k, units - o.weight] + o.k * u[o.c, o.n] > before[tasks, units]:
+                    config[o.c, o.n] = o.k
+                    tasks, units = tasks - o.k, units - o.weight
         return value, config
 
     def lagrangian(self, u: dict[tuple[int, int], float]) -> tuple[float, list[dict[tuple[int, int], int]]]:
@@ -235,7 +236,7 @@ class ConfigurationLP:
             if deadline is not None and time.perf_counter() > deadline:
                 return None
             self.iterations += 1
-            value, u, self.shares = _master(pricing, self.columns)
+            value, u, self.shares, _ = _master(pricing, self.columns)
             if value <= 1e-9:
                 return False
             lb, configs = pricing.lagrangian(u)
@@ -250,19 +251,63 @@ class ConfigurationLP:
                 return None  # the pricing repeats a column: the master's duals do not move
         return None
 
+    def fixed_levels(self, deadline: float | None = None) -> list[list[int]]:
+        """The levels of every component that reduced-cost fixing keeps (call after ``refutes()`` is False).
+
+        **The proof.** For any u >= 0 every placement in the node that sustains rho has
+        sum_c u_{c,N_c} N_c <= P(u) (the class docstring), and sum_{c' != c} u_{c',N_c'} N_c' >= D(u) - a_c
+        with a_c = min_n n u_cn. So N_c = n is impossible when n u_cn - a_c > P(u) - D(u): the level's
+        *reduced cost* exceeds the bound's slack. An empty list for some c: no level is left, rho is refuted.
+
+        **The multipliers** are the duals of the *machine* form of the configuration LP (fewest machines
+        used, grown by column generation from this LP's columns; :func:`_master`): at its optimum
+        P(u) - D(u) = M - z, the machines the LP leaves unused, so near the LP's own bound (z close to
+        M) a level that needs a fraction of a machine more than the LP's best mix is removed. Any u is
+        valid (the proof never trusts the LP), the column generation only makes them better; it stops
+        at ``FIX_ITERATIONS`` or the deadline.
+        """
+        pricing = self.pricing
+        u: dict[tuple[int, int], float] = {}
+        primal = 0.0
+        for _ in range(FIX_ITERATIONS):
+            if deadline is not None and time.perf_counter() > deadline and u:
+                break
+            try:
+                _, u, self.shares, beta = _master(pricing, self.columns, machines=True)
+            except RuntimeError:  # the machine form infeasible within HiGHS's tolerance: keep what we have
+                break
+            primal, added = 0.0, False
+            for t, group in enumerate(pricing.classes):
+                value, config = pricing.best(t, u)
+                primal += len(group) * value
+                if value > 1.0 + beta[t] + 1e-9 and config and config not in self.columns[t]:
+                    self.columns[t].append(config)
+                    added = True
+            if not added:
+                break
+        least = [min(n * u.get((c, n), 0.0) for n in levels) for c, levels in enumerate(pricing.levels)]
+        slack = primal - sum(least) + MARGIN * max(1.0, sum(u.values()))
+        return [
+            [n for n in levels if n * u.get((c, n), 0.0) - least[c] <= slack] if slack >= 0 else []
+            for c, levels in enumerate(pricing.levels)
+        ]
+
 
 def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None) -> bool | None:
     """True: proven that no placement sustains rho; False: the configuration LP is feasible at rho; None: undecided."""
     return ConfigurationLP(inst, rho).refutes(deadline)
 
 
-def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
-    """The restricted configuration LP in excess-machine form: its value, multipliers u >= 0 and lambda.
+def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]], machines: bool = False):
+    """The restricted configuration LP: its value, multipliers u >= 0, lambda and beta.
 
-    min sum_t s_t  s.t.  sum_n lambda_cn = 1,  sum_q k_{c,n}(q) mu_tq >= n lambda_cn,
-    sum_q mu_tq - s_t <= M_t: the value is positive exactly when the restricted LP is infeasible
-    without extra machines. ``columns`` hold, for every (c, n) some class can carry, a configuration
-    with an instance of it (:meth:`_Pricing.singletons`), so that the LP is feasible.
+    Excess-machine form (``machines=False``): min sum_t s_t  s.t.  sum_n lambda_cn = 1,
+    sum_q k_{c,n}(q) mu_tq >= n lambda_cn,  sum_q mu_tq - s_t <= M_t: the value is positive exactly when
+    the restricted LP is infeasible without extra machines. ``columns`` hold, for every (c, n) some
+    class can carry, a configuration with an instance of it (:meth:`_Pricing.singletons`), so that the
+    LP is feasible. Machine form (``machines=True``, for :meth:`ConfigurationLP.fixed_levels`; the
+    excess form must have value 0 on these columns): min sum_{t,q} mu_tq, the machines used, with
+    sum_q mu_tq <= M_t; beta_t >= 0 is the price of class t's row (0 in the excess form).
     """
     model = MatrixModel(sense="min")
     link: dict[tuple[int, int], dict[int, float]] = {}
@@ -273,9 +318,11 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
         for n, col in lam.items():
             link[c, n] = {col: -float(n)}
             lambdas[c, n] = col
+    classes = []
     for t, group in enumerate(pricing.classes):
-        mu = [model.column() for _ in columns[t]]
-        model.row({**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}, upper=float(len(group)))
+        mu = [model.column(cost=1.0 if machines else 0.0) for _ in columns[t]]
+        row = dict.fromkeys(mu, 1.0) if machines else {**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}
+        classes.append(model.row(row, upper=float(len(group))))
         for col, config in zip(mu, columns[t], strict=True):
             for key, k in config.items():
                 link[key][col] = float(k)
@@ -287,7 +334,8 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
     solution = highs.getSolution()
     duals, values = list(solution.row_dual), list(solution.col_value)
     shares = {key: values[col] for key, col in lambdas.items()}
-    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
+    beta = [max(0.0, -duals[r]) if machines else 0.0 for r in classes]
+    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares, beta
 
 
 def upper_bound(
