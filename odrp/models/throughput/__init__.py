@@ -435,8 +435,18 @@ def _level_round(
         result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box)
         return result.status, result.counts
 
+    def improve(counts: Counts) -> Counts:
+        return polish.reinsert(inst, polish.polish(inst, counts))
+
     searched = level_search.search(
-        inst, best, incumbent, solve_box, lambda rate_now: _target(rate_now, upper, reach, gap), deadline, columns
+        inst,
+        best,
+        incumbent,
+        solve_box,
+        lambda rate_now: _target(rate_now, upper, reach, gap),
+        deadline,
+        columns,
+        improve=improve,
     )
     record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": len(boxes["rounds"])}
     record["status"] = "infeasible" if searched.proven else "time_limit"

@@ -101,11 +101,13 @@ def search(
     deadline: float | None = None,
     columns: ConfigurationLP | None = None,
     fixing: bool = True,
+    improve: Callable[[Counts], Counts] | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
     after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
     ``columns``: an LP whose configurations start the root's (the configuration bound's last one);
-    ``fixing``: reduced-cost level fixing at every node the LP does not refute."""
+    ``fixing``: reduced-cost level fixing at every node the LP does not refute; ``improve``: a local search
+    applied to every placement a leaf finds (its result is kept when its rate is higher)."""
     start = time.perf_counter()
     stats = SearchStats()
     rho = next_rho(best)
@@ -161,6 +163,8 @@ def search(
             if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
                 near = point
                 status, found = solve_box(rho, point, deadline)
+            if found is not None and improve is not None:
+                found = max((found, improve(found)), key=lambda x: rate(inst, x))
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)

@@ -1,0 +1,50 @@
+"""Throughput 10 x 10: the exact method (CP-SAT) on the random seeds, wall and CPU seconds side by side.
+
+    python -m benchmarks.throughput_10x10                    # seeds 0-2, 60 s each
+    python -m benchmarks.throughput_10x10 --seeds 0 2 --time-limit 120
+
+Prints a markdown table: status, incumbent, bound, gap, the level search's nodes / leaves / levels
+fixed, and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the
+``uptime`` load before and after (the machine may be shared: wall time is then far above CPU time).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.throughput import random_case, timed, uptime
+
+
+def table(seeds: list[int], time_limit: float, options: dict | None = None) -> None:
+    print(f"uptime: {uptime()}\n")
+    print(
+        "| 10 x 10 seed | status | R (incumbent) | bound | gap | config bound | level-search nodes | leaves "
+        "| nodes pruned by fixing | nodes narrowed | wall s | CPU s |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for seed in seeds:
+        result, seconds, cpu = timed(
+            random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, options=options or {}
+        )
+        stats = result.metrics["method_stats"]
+        searches = [r["level_search"] for r in stats["rounds"] if "level_search" in r]
+        count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves", "fixed_pruned", "narrowed")}
+        print(
+            f"| {seed} | {result.status} | {result.objective:.3f} | {result.bound:.3f} | {100 * result.gap:.2f}% | "
+            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {count['fixed_pruned']} | "
+            f"{count['narrowed']} | {seconds:.1f} | {cpu:.1f} |",
+            flush=True,
+        )
+    print(f"\nuptime: {uptime()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args()
+    table(args.seeds, args.time_limit)
+
+
+if __name__ == "__main__":
+    main()
