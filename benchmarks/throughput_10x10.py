@@ -3,8 +3,8 @@
     python -m benchmarks.throughput_10x10                    # seeds 0-2, 60 s each
     python -m benchmarks.throughput_10x10 --seeds 0 2 --time-limit 120
 
-Prints a markdown table: status, incumbent, bound, gap, the level search's nodes / leaves / levels
-fixed, and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the
+Prints a markdown table: status, incumbent, bound, gap, the level search's nodes and leaves,
+and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the
 ``uptime`` load before and after (the machine may be shared: wall time is then far above CPU time).
 """
 
@@ -19,20 +19,19 @@ def table(seeds: list[int], time_limit: float, options: dict | None = None) -> N
     print(f"uptime: {uptime()}\n")
     print(
         "| 10 x 10 seed | status | R (incumbent) | bound | gap | config bound | level-search nodes | leaves "
-        "| nodes pruned by fixing | nodes narrowed | wall s | CPU s |"
+        "| wall s | CPU s |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
         result, seconds, cpu = timed(
             random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, options=options or {}
         )
         stats = result.metrics["method_stats"]
         searches = [r["level_search"] for r in stats["rounds"] if "level_search" in r]
-        count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves", "fixed_pruned", "narrowed")}
+        count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves")}
         print(
             f"| {seed} | {result.status} | {result.objective:.3f} | {result.bound:.3f} | {100 * result.gap:.2f}% | "
-            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {count['fixed_pruned']} | "
-            f"{count['narrowed']} | {seconds:.1f} | {cpu:.1f} |",
+            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {seconds:.1f} | {cpu:.1f} |",
             flush=True,
         )
     print(f"\nuptime: {uptime()}")

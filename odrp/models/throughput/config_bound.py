@@ -56,8 +56,6 @@ GRID = 2000
 MAX_ITERATIONS = 300
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
-FIX_ITERATIONS = 60
-"""Column generation steps of the machine-form LP behind reduced-cost level fixing (``fixed_levels``)."""
 POSITIVE = 1e-12
 """Multipliers at or below this are treated as 0 in the pricing (they cannot raise phi)."""
 
@@ -236,7 +234,7 @@ class ConfigurationLP:
             if deadline is not None and time.perf_counter() > deadline:
                 return None
             self.iterations += 1
-            value, u, self.shares, _ = _master(pricing, self.columns)
+            value, u, self.shares = _master(pricing, self.columns)
             if value <= 1e-9:
                 return False
             lb, configs = pricing.lagrangian(u)
@@ -251,63 +249,19 @@ class ConfigurationLP:
                 return None  # the pricing repeats a column: the master's duals do not move
         return None
 
-    def fixed_levels(self, deadline: float | None = None) -> list[list[int]]:
-        """The levels of every component that reduced-cost fixing keeps (call after ``refutes()`` is False).
-
-        **The proof.** For any u >= 0 every placement in the node that sustains rho has
-        sum_c u_{c,N_c} N_c <= P(u) (the class docstring), and sum_{c' != c} u_{c',N_c'} N_c' >= D(u) - a_c
-        with a_c = min_n n u_cn. So N_c = n is impossible when n u_cn - a_c > P(u) - D(u): the level's
-        *reduced cost* exceeds the bound's slack. An empty list for some c: no level is left, rho is refuted.
-
-        **The multipliers** are the duals of the *machine* form of the configuration LP (fewest machines
-        used, grown by column generation from this LP's columns; :func:`_master`): at its optimum
-        P(u) - D(u) = M - z, the machines the LP leaves unused, so near the LP's own bound (z close to
-        M) a level that needs a fraction of a machine more than the LP's best mix is removed. Any u is
-        valid (the proof never trusts the LP), the column generation only makes them better; it stops
-        at ``FIX_ITERATIONS`` or the deadline.
-        """
-        pricing = self.pricing
-        u: dict[tuple[int, int], float] = {}
-        primal = 0.0
-        for _ in range(FIX_ITERATIONS):
-            if deadline is not None and time.perf_counter() > deadline and u:
-                break
-            try:
-                _, u, self.shares, beta = _master(pricing, self.columns, machines=True)
-            except RuntimeError:  # the machine form infeasible within HiGHS's tolerance: keep what we have
-                break
-            primal, added = 0.0, False
-            for t, group in enumerate(pricing.classes):
-                value, config = pricing.best(t, u)
-                primal += len(group) * value
-                if value > 1.0 + beta[t] + 1e-9 and config and config not in self.columns[t]:
-                    self.columns[t].append(config)
-                    added = True
-            if not added:
-                break
-        least = [min(n * u.get((c, n), 0.0) for n in levels) for c, levels in enumerate(pricing.levels)]
-        slack = primal - sum(least) + MARGIN * max(1.0, sum(u.values()))
-        return [
-            [n for n in levels if n * u.get((c, n), 0.0) - least[c] <= slack] if slack >= 0 else []
-            for c, levels in enumerate(pricing.levels)
-        ]
-
 
 def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None) -> bool | None:
     """True: proven that no placement sustains rho; False: the configuration LP is feasible at rho; None: undecided."""
     return ConfigurationLP(inst, rho).refutes(deadline)
 
 
-def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]], machines: bool = False):
-    """The restricted configuration LP: its value, multipliers u >= 0, lambda and beta.
+def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
+    """The restricted configuration LP in excess-machine form: its value, multipliers u >= 0 and lambda.
 
-    Excess-machine form (``machines=False``): min sum_t s_t  s.t.  sum_n lambda_cn = 1,
-    sum_q k_{c,n}(q) mu_tq >= n lambda_cn,  sum_q mu_tq - s_t <= M_t: the value is positive exactly when
-    the restricted LP is infeasible without extra machines. ``columns`` hold, for every (c, n) some
-    class can carry, a configuration with an instance of it (:meth:`_Pricing.singletons`), so that the
-    LP is feasible. Machine form (``machines=True``, for :meth:`ConfigurationLP.fixed_levels`; the
-    excess form must have value 0 on these columns): min sum_{t,q} mu_tq, the machines used, with
-    sum_q mu_tq <= M_t; beta_t >= 0 is the price of class t's row (0 in the excess form).
+    min sum_t s_t  s.t.  sum_n lambda_cn = 1,  sum_q k_{c,n}(q) mu_tq >= n lambda_cn,
+    sum_q mu_tq - s_t <= M_t: the value is positive exactly when the restricted LP is infeasible
+    without extra machines. ``columns`` hold, for every (c, n) some class can carry, a configuration
+    with an instance of it (:meth:`_Pricing.singletons`), so that the LP is feasible.
     """
     model = MatrixModel(sense="min")
     link: dict[tuple[int, int], dict[int, float]] = {}
@@ -318,11 +272,9 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]], 
         for n, col in lam.items():
             link[c, n] = {col: -float(n)}
             lambdas[c, n] = col
-    classes = []
     for t, group in enumerate(pricing.classes):
-        mu = [model.column(cost=1.0 if machines else 0.0) for _ in columns[t]]
-        row = dict.fromkeys(mu, 1.0) if machines else {**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}
-        classes.append(model.row(row, upper=float(len(group))))
+        mu = [model.column() for _ in columns[t]]
+        model.row({**dict.fromkeys(mu, 1.0), model.column(cost=1.0): -1.0}, upper=float(len(group)))
         for col, config in zip(mu, columns[t], strict=True):
             for key, k in config.items():
                 link[key][col] = float(k)
@@ -334,8 +286,7 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]], 
     solution = highs.getSolution()
     duals, values = list(solution.row_dual), list(solution.col_value)
     shares = {key: values[col] for key, col in lambdas.items()}
-    beta = [max(0.0, -duals[r]) if machines else 0.0 for r in classes]
-    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares, beta
+    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
 
 
 def upper_bound(

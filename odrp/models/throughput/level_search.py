@@ -68,8 +68,6 @@ class SearchStats:
     pruned: int = 0
     leaves: int = 0
     boxes_refuted: int = 0
-    fixed_pruned: int = 0
-    narrowed: int = 0
     undecided: int = 0
     incumbents: list[float] = field(default_factory=list)
     seconds: float = 0.0
@@ -100,14 +98,12 @@ def search(
     next_rho: Callable[[float], float],
     deadline: float | None = None,
     columns: ConfigurationLP | None = None,
-    fixing: bool = True,
     improve: Callable[[Counts], Counts] | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
     after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
     ``columns``: an LP whose configurations start the root's (the configuration bound's last one);
-    ``fixing``: reduced-cost level fixing at every node the LP does not refute; ``improve``: a local search
-    applied to every placement a leaf finds (its result is kept when its rate is higher)."""
+    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher)."""
     start = time.perf_counter()
     stats = SearchStats()
     rho = next_rho(best)
@@ -126,23 +122,6 @@ def search(
             stats.pruned += 1
             continue
         levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
-        if verdict is False and fixing:
-            kept = lp.fixed_levels(deadline)
-            if not all(kept):
-                stats.pruned += 1
-                stats.fixed_pruned += 1
-                continue
-            hull = [(k[0], k[-1]) for k in kept]
-            if hull != levels:  # narrowed: the LP of the smaller node may refute it or fix more
-                stats.narrowed += 1
-                stack.append((hull, lp))
-                continue
-            runs = [_runs(k) for k in kept]
-            split = max(range(len(runs)), key=lambda c: len(runs[c]))
-            if len(runs[split]) > 1:  # levels removed inside a range: one child per run that is left
-                stats.narrowed += 1
-                stack.extend(([*levels[:split], run, *levels[split + 1 :]], lp) for run in reversed(runs[split]))
-                continue
         used = _used_levels(lp, inst.n_components)
         if not all(used):  # the LP stopped at the deadline before its first master
             stack.append((node, parent))
@@ -195,17 +174,6 @@ def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
         if share > SPREAD:
             used[c].append(n)
     return used
-
-
-def _runs(levels: list[int]) -> list[tuple[int, int]]:
-    """The maximal ranges of consecutive levels in a sorted list."""
-    runs: list[tuple[int, int]] = []
-    for n in levels:
-        if runs and runs[-1][1] == n - 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    return runs
 
 
 def _outside(levels: Ranges, box: Ranges) -> list[Ranges]:
