@@ -84,6 +84,7 @@ class _Pricing:
         self.levels = [range(lo, hi + 1) for lo, hi in ranges]
         self.classes = [group for group in inst.machine_classes]
         self.options: list[list[list[_Option]]] = []  # options[t][c]
+        self.weights: list[dict[tuple[int, int, int], int]] = []  # weights[t][c, n, k]: grid weight of an option
         self.slots: list[int] = []
         for group in self.classes:
             w = group[0]
@@ -105,6 +106,7 @@ class _Pricing:
                 per_class.append(options)
                 total += most
             self.options.append(per_class)
+            self.weights.append({(o.c, o.n, o.k): o.weight for options in per_class for o in options})
             limit = inst.max_tasks[w]
             self.slots.append(total if limit is None else min(limit, total))
 
@@ -122,7 +124,7 @@ class _Pricing:
 
     def fitting(self, t: int, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int] | None:
         """``config`` restricted to the levels allowed at this rho, if it fits class t on the grid."""
-        weights = {(o.c, o.n, o.k): o.weight for options in self.options[t] for o in options}
+        weights = self.weights[t]
         kept = {(c, n): k for (c, n), k in config.items() if n in self.levels[c]}
         if any((c, n, k) not in weights for (c, n), k in kept.items()):
             return None
@@ -145,30 +147,27 @@ class _Pricing:
         """
         slots = self.slots[t]
         f = np.zeros((slots + 1, GRID + 1))
-        picks: list[tuple[list[_Option], np.ndarray]] = []
+        stages: list[tuple[list[_Option], np.ndarray]] = []  # each component's options and f before it
         for options in self.options[t]:
             useful = _undominated([o for o in options if u.get((o.c, o.n), 0.0) > POSITIVE and o.k <= slots], u)
             if not useful:
                 continue
             new = f.copy()
-            choice = np.full(f.shape, -1, dtype=np.int32)
-            for i, o in enumerate(useful):
-                value = f[: slots + 1 - o.k, : GRID + 1 - o.weight] + o.k * u[o.c, o.n]
+            for o in useful:
                 target = new[o.k :, o.weight :]
-                better = value > target
-                target[better] = value[better]
-                choice[o.k :, o.weight :][better] = i
-            picks.append((useful, choice))
+                np.maximum(target, f[: slots + 1 - o.k, : GRID + 1 - o.weight] + o.k * u[o.c, o.n], out=target)
+            stages.append((useful, f))
             f = new
         value = float(f[slots, GRID])
         config: dict[tuple[int, int], int] = {}
         tasks, units = slots, GRID
-        for useful, choice in reversed(picks):
-            i = choice[tasks, units]
-            if i >= 0:
-                o = useful[i]
-                config[o.c, o.n] = o.k
-                tasks, units = tasks - o.k, units - o.weight
+        for useful, before in reversed(stages):  # backtrack: the option (if any) that gave f[tasks, units]
+            fitting = [o for o in useful if o.k <= tasks and o.weight <= units]
+            if fitting:
+                o = max(fitting, key=lambda o: before[tasks - o.k, units - o.weight] + o.k * u[o.c, o.n])
+                if before[tasks - o.k, units - o.weight] + o.k * u[o.c, o.n] > before[tasks, units]:
+                    config[o.c, o.n] = o.k
+                    tasks, units = tasks - o.k, units - o.weight
         return value, config
 
     def lagrangian(self, u: dict[tuple[int, int], float]) -> tuple[float, list[dict[tuple[int, int], int]]]:

@@ -37,7 +37,14 @@ bound's last LP, or the previous search's).
 seconds): the incumbent was the weak side. From the start 201.535 (seed 0) the search found
 217.48 (+7.9%; 600 s of CP-SAT on P(rho) had reached 204.76), from 190.419 (seed 2) 194.67; and it
 proves rates the configuration LP alone cannot refute: seed 0 at 218 (125 nodes, 17 CPU s; the
-configuration bound is 220.3), seed 2 at 198 (59 nodes, 13 CPU s; bound 200.5).
+configuration bound is 220.3), seed 2 at 198 (59 nodes, 13 CPU s; bound 200.5). From the placement at
+217.479 the search at 217.479 (1 + 5e-7) empties its tree: 1,303 nodes (735 pruned by the LP, 56 leaves,
+80 boxes), 121 CPU s, so **seed 0's R* = 217.479** (to 1e-6). Where that time goes (a 40 CPU s profile of
+the same search): node LPs 14 s (pricing DP 9 s, HiGHS masters 5 s), the node's fluid level ranges 8 s
+(without them: 629 nodes in 150 CPU s, not proven: they pay), the pricing options 3 s, leaves 12.5 s
+(CP-SAT 7.5 s, the fluid caps of the box model 3.5 s). Reduced-cost level fixing from the duals of a
+fewest-machines configuration LP was tried and removed (same search: 133 CPU s, 1,668 nodes; the duals
+are degenerate, n u_cn = min_m m u_cm for most levels, so it narrowed 170 nodes and pruned none).
 """
 
 from __future__ import annotations
@@ -98,10 +105,12 @@ def search(
     next_rho: Callable[[float], float],
     deadline: float | None = None,
     columns: ConfigurationLP | None = None,
+    improve: Callable[[Counts], Counts] | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
     after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
-    ``columns``: an LP whose configurations start the root's (the configuration bound's last one)."""
+    ``columns``: an LP whose configurations start the root's (the configuration bound's last one);
+    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher)."""
     start = time.perf_counter()
     stats = SearchStats()
     rho = next_rho(best)
@@ -140,6 +149,8 @@ def search(
             if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
                 near = point
                 status, found = solve_box(rho, point, deadline)
+            if found is not None and improve is not None:
+                found = max((found, improve(found)), key=lambda x: rate(inst, x))
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)

@@ -1,0 +1,54 @@
+"""Throughput 10 x 10: the exact method (CP-SAT) on the random seeds, wall and CPU seconds side by side.
+
+    python -m benchmarks.throughput_10x10                    # seeds 0-2, 60 s each
+    python -m benchmarks.throughput_10x10 --seeds 0 2 --time-limit 120 --solutions out/10x10
+
+Prints a markdown table: status, incumbent, bound, gap, the level search's nodes and leaves,
+and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the
+``uptime`` load before and after (the machine may be shared: wall time is then far above CPU time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.throughput import random_case, timed, uptime
+
+
+def table(seeds: list[int], time_limit: float, solutions: Path | None = None) -> None:
+    print(f"uptime: {uptime()}\n")
+    print(
+        "| 10 x 10 seed | status | verified | R (incumbent) | bound | gap | config bound | level-search nodes | leaves "
+        "| wall s | CPU s |"
+    )
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for seed in seeds:
+        result, seconds, cpu = timed(random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit)
+        if solutions is not None:
+            solutions.mkdir(parents=True, exist_ok=True)
+            (solutions / f"10x10-seed{seed}.json").write_text(json.dumps(result.solution))
+        stats = result.metrics["method_stats"]
+        searches = [r["level_search"] for r in stats["rounds"] if "level_search" in r]
+        count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves")}
+        print(
+            f"| {seed} | {result.status} | {'yes' if result.verified else 'NO'} | {result.objective:.3f} | "
+            f"{result.bound:.3f} | {100 * result.gap:.2f}% | "
+            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {seconds:.1f} | {cpu:.1f} |",
+            flush=True,
+        )
+    print(f"\nuptime: {uptime()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--solutions", type=Path, default=None, help="write each incumbent's solution JSON here")
+    args = parser.parse_args()
+    table(args.seeds, args.time_limit, args.solutions)
+
+
+if __name__ == "__main__":
+    main()
