@@ -19,9 +19,11 @@ in rho (a placement that sustains rho sustains every smaller rate).
    (:mod:`.pattern_bound`: a rate it refutes is out of reach).
 2. Incumbent: the better of ``hetero_greedy``'s placement (the paper's heuristic) and the fluid
    LP's optimum rounded to a placement (:func:`.polish.round_fluid`), each improved by block ascent
-   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), as
-   the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
-   overheads, the instance is infeasible).
+   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), then
+   the packing search above it (:mod:`.packing`: best-fit decreasing inside a bisection on the rate),
+   as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
+   overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
+   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
