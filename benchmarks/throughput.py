@@ -98,9 +98,9 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
     print(f"uptime: {uptime()}\n")
     print(
         "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | config bound "
-        "| hetero_greedy | warm start | level-search nodes | wall s | CPU s |"
+        "| hetero_greedy | packing | warm start | level-search nodes | wall s | CPU s |"
     )
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for components, machines in ((10, 10), (20, 30)):
         for seed in range(seeds):
             inst = random_case(seed, components, machines)
@@ -112,10 +112,15 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
                     f"| {components} x {machines} | {seed} | {solver} | {result.status} | {result.objective:.3f} | "
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
                     f"{stats['pattern_bound']:.3f} | {stats['config_bound']:.3f} | {stats['hetero_greedy']:.3f} | "
-                    f"{stats['start_rate']:.3f} | {nodes} | "
+                    f"{_rate(stats.get('packing'))} | {stats['start_rate']:.3f} | {nodes} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )
     print(f"\nuptime: {uptime()}")
+
+
+def _rate(value: float | None) -> str:
+    """A rate to three decimals, or '-' where the method found none."""
+    return "-" if value is None else f"{value:.3f}"
 
 
 def bounds_table(seeds: int) -> None:

@@ -19,9 +19,11 @@ in rho (a placement that sustains rho sustains every smaller rate).
    (:mod:`.pattern_bound`: a rate it refutes is out of reach).
 2. Incumbent: the better of ``hetero_greedy``'s placement (the paper's heuristic) and the fluid
    LP's optimum rounded to a placement (:func:`.polish.round_fluid`), each improved by block ascent
-   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), as
-   the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
-   overheads, the instance is infeasible).
+   (:func:`.polish.reinsert`: each component in turn re-placed with its best count and spread), then
+   the packing search above it (:mod:`.packing`: best-fit decreasing inside a bisection on the rate),
+   as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
+   overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
+   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -66,6 +68,7 @@ from odrp.models.throughput import (
     config_bound,
     highs_child,
     level_search,
+    packing,
     pattern_bound,
     patterns,
     polish,
@@ -102,6 +105,13 @@ CONFIG_BOX = 0.15
 only when a bisection round of P(rho) ends undecided: where P(rho) decides quickly (10 x 10 seed 1,
 proven in 9 CPU s) the LP's time would only delay the proof (measured: not proven in 60 s when the LP
 ran first)."""
+LARGE_CONFIG_BOX = 0.7
+"""Above ``CONFIG_UP_TO`` components x machines the configuration LP's bisection runs first, with this share
+of the time left (instead of the pattern LP, which did not finish one LP in its share at 20 x 30); P(rho)
+gets the rest (at 20 x 30 it decided no round in 60 s, undecided rounds at 1,300-2,900 levels)."""
+LARGE_CONFIG_FIRST = 0.75
+"""The first rate that bisection tries, as a fraction of the way from the incumbent to the bound (measured at
+20 x 30 seeds 0-2: the configuration bound 2.3-2.9% below the fluid bound, 5-7% above the incumbent)."""
 CONFIG_PRECISION = 2e-3
 """The configuration bound's bisection stops when its interval is this narrow (relative): P(rho) takes over."""
 CONFIG_UP_TO = 400
@@ -129,6 +139,10 @@ wall time) and seed 1 went through the level search, unproven in 60 s: 8 s leave
 FEASIBILITY = 1e-9
 """HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
 a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
+ITEM_SECONDS = 1e-4
+"""Seconds to build P(rho) per item y_cwn before any round has measured it (CP-SAT's Python model building,
+about 5,000 items/s at load 7): a round that cannot be built before the deadline is not started (20 x 30
+CP-SAT runs overshot 60 s by 12-14 s building P(rho) after the solver's share of time was gone)."""
 CHILD_NONZEROS = 100_000
 """A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 
@@ -179,6 +193,8 @@ def solve(
     incumbent: Counts | None = None
     if search_start and fixed_instances is None:
         incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
+        if incumbent is not None:
+            incumbent, stats["packing"] = _packing_start(inst, incumbent, upper)
     best = rate(inst, incumbent) if incumbent is not None else None
     stats["start_rate"] = best
     if warm_start is not None:
@@ -202,10 +218,17 @@ def solve(
             return _outcome(solver, feasible.status, None, None, upper, start, stats, feasible.message)
         incumbent, best = feasible.counts, rate(inst, feasible.counts)
     assert best is not None
-    if pattern_lp and best > 0:
+    large = not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO
+    if pattern_lp and best > 0 and not large:
         box = None if deadline is None else time.perf_counter() + BOUND_BOX * (deadline - time.perf_counter())
         upper = min(upper, pattern_bound.upper_bound(inst, best, upper, box))
     stats["pattern_bound"] = upper
+    if large and config_lp is None and best > 0:  # large: the configuration LP first, P(rho) rarely decides
+        config_lp = False
+        now = time.perf_counter()
+        box = None if deadline is None else now + LARGE_CONFIG_BOX * (deadline - now)
+        lowered = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION, first=LARGE_CONFIG_FIRST)
+        upper = min(upper, lowered[0])
     if config_lp is None:
         config_lp = not use_patterns and inst.n_components * inst.n_machines <= CONFIG_UP_TO
     stats["config_bound"] = upper
@@ -347,13 +370,19 @@ def _round(
         return _RoundResult("infeasible", None)
     rm = rate_model.rate_model(inst, rho, *pruned)
     record["levels"] = rm.n_levels
+    if deadline is not None and _build_estimate(stats, len(rm.items)) > deadline - time.perf_counter():
+        record.update(status="time_limit", why="too little time left to build P(rho)")
+        return _RoundResult("time_limit", None, "time limit reached (too little time left to build P(rho))")
+    built = time.perf_counter()
     if solver == "cpsat":
         form = rate_model.build_cpsat(inst, rm, symmetry, hint)
+        record.update(items=len(rm.items), model_s=time.perf_counter() - built)
         run, cp = run_cpsat(form.model, "max", _left(deadline), SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS)
         counts = rate_model.decode_cpsat(form, cp, inst.n_components) if run.objective is not None else None
     else:
         matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)
         record.update(matrix.model.size())
+        record.update(items=len(rm.items), model_s=time.perf_counter() - built)
         run, values = _solve_matrix(matrix.model, solver, _left(deadline))
         counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
@@ -455,6 +484,14 @@ def _level_round(
     return searched
 
 
+def _build_estimate(stats: dict[str, Any], items: int) -> float:
+    """Seconds building a P(rho) of ``items`` items will take: at the last round's pace, else ``ITEM_SECONDS``."""
+    for record in reversed(stats["rounds"]):
+        if record.get("items"):
+            return items * record["model_s"] / record["items"]
+    return items * ITEM_SECONDS
+
+
 def _left(deadline: float | None) -> float | None:
     """Seconds left until ``deadline`` (None: no limit), taken after the model is built (a 20 x 30 model
     takes seconds to build) and just before the solver starts."""
@@ -513,6 +550,17 @@ def _warm_start(inst: ThroughputInstance) -> tuple[Counts | None, float | None, 
     if not starts:
         return None, greedy_rate, rounded_rate
     return max(starts, key=lambda counts: rate(inst, counts)), greedy_rate, rounded_rate
+
+
+def _packing_start(inst: ThroughputInstance, incumbent: Counts, upper: float) -> tuple[Counts, float | None]:
+    """The better of ``incumbent`` and the packing search above its rate (:mod:`.packing`, then block
+    ascent), and the rate that search reached (None: no placement above the incumbent)."""
+    found = packing.search(inst, rate(inst, incumbent), upper)
+    if found is None:
+        return incumbent, None
+    found = polish.reinsert(inst, found)
+    found_rate = rate(inst, found)
+    return (found, found_rate) if found_rate > rate(inst, incumbent) else (incumbent, found_rate)
 
 
 def _outcome(

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -121,6 +122,11 @@ class _Pricing:
                         most[o.c, o.n] = max(most.get((o.c, o.n), 0), o.k)
             columns.append([{key: k} for key, k in most.items()])
         return columns
+
+    @cached_property
+    def weights(self) -> list[dict[tuple[int, int, int], int]]:
+        """For every class the grid weight of each option (c, n, k)."""
+        return [{(o.c, o.n, o.k): o.weight for options in per_class for o in options} for per_class in self.options]
 
     def fitting(self, t: int, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int] | None:
         """``config`` restricted to the levels allowed at this rho, if it fits class t on the grid."""
@@ -218,9 +224,11 @@ class ConfigurationLP:
         self.columns = self.pricing.singletons()
         if previous is not None:  # configurations from another rate, where they still fit at this one
             for t, configs in enumerate(previous.columns):
+                seen = {frozenset(config.items()) for config in self.columns[t]}
                 for config in configs:
                     kept = self.pricing.fitting(t, config)
-                    if kept and kept not in self.columns[t]:
+                    if kept and frozenset(kept.items()) not in seen:
+                        seen.add(frozenset(kept.items()))
                         self.columns[t].append(kept)
         self.iterations = 0
 
@@ -312,13 +320,15 @@ def bisect(
     deadline: float | None,
     steps: int = 30,
     precision: float = 1e-7,
+    first: float = 0.5,
 ) -> tuple[float, ConfigurationLP | None]:
-    """:func:`upper_bound` and the last LP it solved (its columns start later LPs)."""
+    """:func:`upper_bound` and the last LP it solved (its columns start later LPs); the first rate tried is
+    ``first`` of the way from ``low`` to ``high`` (then halves)."""
     previous = None
-    for _ in range(steps):
+    for step in range(steps):
         if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
             break
-        mid = (low + high) / 2
+        mid = low + (first if step == 0 else 0.5) * (high - low)
         previous = ConfigurationLP(inst, mid, previous)
         if previous.refutes(deadline) is True:
             high = mid

@@ -158,7 +158,8 @@ def _best_insertion(state: _State, c: int) -> tuple[list[float], list[int]] | No
 
     For a given n, machine w's rate r_w(k) after k instances of c does not increase with k, so
     handing out the n instances one at a time to the machine whose rate stays highest picks the n
-    largest values r_w(k) over all (w, k): computed at once by sorting (ties to the lower machine).
+    largest values r_w(k) over all (w, k): computed for every n at once by sorting each n's values
+    (ties to the lower machine); the sorted machine rates of every n are compared lexicographically.
     """
     inst = state.inst
     m = inst.n_machines
@@ -178,26 +179,30 @@ def _best_insertion(state: _State, c: int) -> tuple[list[float], list[int]] | No
         return None
     depth = max(room)
     k = np.arange(1, depth + 1, dtype=float)
+    n = np.arange(1, top + 1, dtype=float)
     capacity = np.array(inst.capacity, dtype=float)
     left = capacity[:, None] - fixed[:, None] - met[:, None] * k[None, :]  # CPU left after k instances
     usable = (
         fixed[:, None] + met[:, None] * k[None, :] <= capacity[:, None] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
     ) & (k[None, :] <= np.array(room)[:, None])
+    load = per[None, :, None] + coef[None, :, None] * k[None, None, :] / n[:, None, None]  # [n, w, k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(load > 0, left[None] / np.where(load > 0, load, 1.0), np.inf)
+    value = np.where(usable[None], value, -np.inf).reshape(top, m * depth)
+    order = np.argsort(-value, axis=1, kind="stable")
+    taken = np.arange(m * depth)[None, :] < n[:, None]  # the n largest values of row n
+    fits = np.take_along_axis(value, order, axis=1)[np.arange(top), np.minimum(n.astype(int), m * depth) - 1] > -np.inf
+    fits &= n <= m * depth
+    chosen = np.zeros((top, m * depth), dtype=bool)
+    np.put_along_axis(chosen, order, taken, axis=1)
+    x = chosen.reshape(top, m, depth).sum(axis=2)  # [n, w]
+    f_all = fixed[None, :] + met[None, :] * x
+    p_all = per[None, :] + coef[None, :] * x / n[:, None]
     best: tuple[list[float], list[int]] | None = None
-    for n in range(1, top + 1):
-        load = per[:, None] + coef[:, None] * k[None, :] / n
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.where(load > 0, left / np.where(load > 0, load, 1.0), np.inf)
-        value = np.where(usable, value, -np.inf).ravel()
-        chosen = np.argsort(-value, kind="stable")[:n]
-        if len(chosen) < n or value[chosen[-1]] == -np.inf:
-            continue
-        x = np.bincount(chosen // depth, minlength=m)
-        f_all = (fixed + met * x).tolist()
-        p_all = (per + coef * x / n).tolist()
-        rates = state.rates(f_all, p_all)
+    for row in np.flatnonzero(fits):
+        rates = state.rates(f_all[row].tolist(), p_all[row].tolist())
         if rates is not None and (best is None or _better(rates, best[0])):
-            best = (rates, [int(v) for v in x])
+            best = (rates, [int(v) for v in x[row]])
     return best
 
 

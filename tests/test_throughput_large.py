@@ -1,0 +1,83 @@
+"""The large-instance paths of the throughput search: the packing start and the configuration bound first."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.throughput import random_case
+from odrp.methods import run_method
+from odrp.models.throughput import bounds, config_bound, packing
+from odrp.problems import KINDS
+from odrp.problems.throughput import evaluate_counts, load, rate
+from tests.test_throughput_exact import brute_force, tiny
+
+
+def _sources(exec_times: dict[str, float], machines: int, max_tasks: int = 10) -> dict:
+    """Source components (each receives R) on identical machines of capacity 100, no overheads."""
+    return {
+        "problem": "throughput",
+        "name": "sources",
+        "components": [{"id": c} for c in exec_times],
+        "machines": [{"id": f"m{w}", "type": "t", "max_tasks": max_tasks} for w in range(machines)],
+        "profile": {c: {"t": {"exec_time": e, "overhead": 0}} for c, e in exec_times.items()},
+    }
+
+
+def test_pack_is_best_fit_decreasing_by_hand():
+    # rho = 100, one instance each: A costs 70, B 50, C 25 on any of three machines of 100.
+    # A first (largest): all machines equal, the lowest, m0 (30 left). B: m0 cannot take 50, m1 and
+    # m2 equal: m1 (50 left). C (25): m0 leaves 5, m1 25, m2 75: best fit is m0.
+    inst = load(_sources({"A": 0.7, "B": 0.5, "C": 0.25}, 3))
+    for order in packing.ORDERS:
+        failed, placement = packing.pack(inst, 100.0, [1, 1, 1], order)
+        assert failed is None
+        assert placement == [{0: 1}, {1: 1}, {0: 1}]
+
+
+def test_counts_at_raises_the_count_of_the_instance_that_does_not_fit_by_hand():
+    # X (e 1) and Y (e 0.5) on two machines of 100, rho = 120. Least counts: X needs 2 (one instance
+    # would carry 120 > 100), Y 1 (60). Sizes X 60, 60 and Y 60: X to m0 then m1 (40 left each), Y
+    # fits nowhere, so N_Y = 2 (30 each): one on each machine, 10 left. Each machine then carries
+    # R (1/2 + 0.5/2) = 0.75 R, so R = 100 / 0.75 = 133.33, which is also the fluid bound
+    # (1.5 R <= 200): the optimum.
+    inst = load(_sources({"X": 1.0, "Y": 0.5}, 2))
+    placement = packing.counts_at(inst, 120.0)
+    assert placement == [{0: 1, 1: 1}, {0: 1, 1: 1}]
+    assert rate(inst, placement) == pytest.approx(400 / 3, rel=1e-12)
+    assert packing.search(inst, 0.0, bounds.fluid_bound(inst)) is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_packing_never_beats_the_brute_force_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    found = packing.search(inst, 0.0, bounds.fluid_bound(inst))
+    assert found is not None
+    assert evaluate_counts(inst, found).feasible
+    assert rate(inst, found) <= optimum * (1 + 1e-9)
+    for share in (0.5, 0.9, 1.0):  # a placement packed at rho sustains rho
+        placement = packing.counts_at(inst, share * optimum)
+        if placement is not None:
+            assert rate(inst, placement) >= share * optimum * (1 - 1e-9)
+    assert packing.counts_at(inst, optimum * 1.01) is None  # nothing sustains more than R*
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_configuration_bisection_from_high_never_cuts_the_optimum(seed):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    fluid = bounds.fluid_bound(inst)
+    lowered, _ = config_bound.bisect(inst, 0.5 * optimum, fluid, None, precision=1e-6, first=0.75)
+    assert optimum * (1 - 1e-9) <= lowered <= fluid
+
+
+def test_large_instance_takes_the_configuration_bound_first():
+    # 14 components x 30 machines = 420 > CONFIG_UP_TO: the configuration LP's bisection runs before
+    # P(rho); the answer is verified by the evaluator and its bound is not above the fluid LP's.
+    inst = random_case(1, 14, 30)
+    result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=15)
+    stats = result.metrics["method_stats"]
+    assert result.verified and result.status in ("optimal", "time_limit")
+    assert stats["pattern_bound"] == stats["fluid_bound"]  # the pattern LP is skipped above CONFIG_UP_TO
+    assert result.objective <= result.bound <= stats["fluid_bound"]
+    assert stats["start_rate"] >= max(stats["hetero_greedy"], stats["fluid_rounding"] or 0.0)
