@@ -106,7 +106,7 @@ def standalone_cluster(tmp_path):
             try:
                 master_state(webui)
                 break
-            except OSError:
+            except (OSError, ValueError):  # not listening yet, or a page that is no JSON yet (under load)
                 assert time.monotonic() < deadline, "the master does not answer"
                 time.sleep(0.5)
         yield url, webui, work
