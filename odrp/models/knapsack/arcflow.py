@@ -111,7 +111,7 @@ from typing import Any
 
 import numpy as np
 
-from odrp.models.knapsack import packing
+from odrp.models.knapsack import packing, refill
 from odrp.models.knapsack.family import Family
 from odrp.result import Status, relative_gap
 from odrp.solvers import SolverRun, run_highspy, solver_version
@@ -128,6 +128,10 @@ SET_VISITS = 200_000
 """... and listing them takes at most this many partial sets."""
 PACKING_SHARE = 0.5
 """Share of the time left that the packing step may take before the stage goes to HiGHS."""
+REFILL_SECONDS = 20.0
+REFILL_SHARE = 0.4
+"""Before the first graph stage the refill search of :mod:`.refill` may take this share of the time
+left, at most ``REFILL_SECONDS``."""
 TOL = 1e-6
 
 
@@ -800,6 +804,24 @@ def packing_step(
 # ---------------------------------------------------------------------------- the search
 
 
+def refill_step(
+    f: Family, mkp: Mkp, best: np.ndarray, upper: float, seconds: float, stats: dict[str, Any], to_family
+) -> np.ndarray:
+    """The ruin-and-recreate search of :mod:`.refill` from the incumbent ``best`` (family counts), aiming
+    at the proven bound ``upper``; returns the better of the two (family counts)."""
+    started = time.perf_counter()
+    target = (math.floor(upper + TOL) if mkp.integral else upper) - mkp.free_profit
+    counts, moves = refill.search(
+        mkp.profit, mkp.weight, mkp.count, mkp.capacity, best[mkp.family_class], target, started + seconds
+    )
+    found = to_family(counts)
+    stats["refill"] = {"moves": moves, "value": f.objective(found), "s": time.perf_counter() - started}
+    if f.objective(found) > f.objective(best):
+        stats["incumbent_from"] = "refill search"
+        return found
+    return best
+
+
 def thresholds(top: float, final: float, integral: bool) -> list[float]:
     """top, top - 1, top - 4, top - 16, ... and last ``final`` (the incumbent + 1, or the incumbent)."""
     if not integral:
@@ -881,7 +903,15 @@ def solve(
     last: Graph | None = None
     last_built = False
     jump = False
-    for theta in schedule:
+    searched = False
+
+    def refill_seconds() -> float:
+        return REFILL_SECONDS if time_limit is None else min(REFILL_SECONDS, REFILL_SHARE * (left() or 0.0))
+
+    position = 0
+    while position < len(schedule):
+        theta = schedule[position]
+        position += 1
         if left() == 0.0:
             status, message = "time_limit", f"time limit before the stage at threshold {theta:g}"
             break
@@ -908,6 +938,21 @@ def solve(
             upper = f.objective(best)
             break
         packing_s = time.perf_counter() - stage_start  # too many item sets, or their packing undecided
+        if not searched:  # the packing step left the first threshold undecided: before any graph, a
+            # better incumbent may meet the bound outright or shrink the last stage's graph
+            searched = True
+            found = refill_step(f, mkp, best, upper, refill_seconds(), stats, to_family)
+            if found is not best:
+                best, value = found, f.objective(found)
+                if value >= (math.floor(upper + TOL) if mkp.integral else upper - TOL):
+                    upper = value
+                    stats["stages"].append({"threshold": theta, "refill_met_bound": True})
+                    break
+                # the stages start again from this threshold down to the better incumbent + 1
+                final = value + 1 if mkp.integral else value
+                schedule, position = thresholds(theta, final, mkp.integral) if theta >= final else [], 0
+                last, last_built, jump = None, False, False
+                continue
         if jump and theta != schedule[-1]:
             continue
         if not last_built:
