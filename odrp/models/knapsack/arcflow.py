@@ -948,9 +948,10 @@ def solve(
                     upper = value
                     stats["stages"].append({"threshold": theta, "refill_met_bound": True})
                     break
-                # the stages start again from this threshold down to the better incumbent + 1
+                # the stages start again from the bound proven so far down to the better incumbent + 1
                 final = value + 1 if mkp.integral else value
-                schedule, position = thresholds(theta, final, mkp.integral) if theta >= final else [], 0
+                again = math.floor(upper + TOL) if mkp.integral else upper
+                schedule, position = thresholds(again, final, mkp.integral) if again >= final else [], 0
                 last, last_built, jump = None, False, False
                 continue
         if jump and theta != schedule[-1]:
