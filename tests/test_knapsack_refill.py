@@ -57,11 +57,12 @@ def test_search_packs_feasibly_and_reaches_the_optimum(seed):
 
 @pytest.mark.parametrize("data", tiny_cases(), ids=lambda d: d.get("name", d["problem"]))
 def test_arcflow_with_the_refill_equals_brute_force(data, monkeypatch):
-    """With the packing step and the integer master switched off, the refill runs at the first threshold
+    """With the packing step and the integer master switched off, the refill runs at the first graph stage
     from the empty packing; it meets the bound or the thresholds start again from the bound proven so
     far down to its value + 1. The optimum is brute force's."""
     monkeypatch.setattr(arcflow, "packing_step", lambda *args, **kwargs: None)
     monkeypatch.setattr(arcflow, "restricted_master", lambda *args, **kwargs: None)
+    monkeypatch.setattr(arcflow, "REFILL_ARCS", -1)  # before every first graph stage, however small
     kind = KINDS[data["problem"]]
     instance = kind.load(data, "tiny")
     result = run_method(kind, instance, "exact", formulation="arcflow")
@@ -88,6 +89,7 @@ def test_a_better_incumbent_below_the_bound_restarts_the_thresholds(data, monkey
 
     monkeypatch.setattr(arcflow, "packing_step", lambda *args, **kwargs: None)
     monkeypatch.setattr(arcflow, "restricted_master", lambda *args, **kwargs: None)
+    monkeypatch.setattr(arcflow, "REFILL_ARCS", -1)  # before every first graph stage, however small
     monkeypatch.setattr(refill, "search", one_copy_short)
     instance = MKP.load(data, "tiny")
     result = run_method(MKP, instance, "exact", formulation="arcflow")

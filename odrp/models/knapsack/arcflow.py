@@ -128,10 +128,14 @@ SET_VISITS = 200_000
 """... and listing them takes at most this many partial sets."""
 PACKING_SHARE = 0.5
 """Share of the time left that the packing step may take before the stage goes to HiGHS."""
+REFILL_ARCS = 50_000
 REFILL_SECONDS = 20.0
 REFILL_SHARE = 0.4
-"""Before the first graph stage the refill search of :mod:`.refill` may take this share of the time
-left, at most ``REFILL_SECONDS``."""
+"""Before the first graph stage with more than ``REFILL_ARCS`` arcs (or too large to build) the refill
+search of :mod:`.refill` may take this share of the time left, at most ``REFILL_SECONDS``. Measured
+(load 7): the four 2S_M010_N0060 files it settles had graphs of 108 000-115 000 arcs at L; the files it
+only slowed down (2S_M010_N0040_seed03, 2S_M020_N0060_seed02: 4.9 and 6.9 s without it, 58 and 31 s
+with it before every graph stage) had 2 000-10 000."""
 TOL = 1e-6
 
 
@@ -938,8 +942,21 @@ def solve(
             upper = f.objective(best)
             break
         packing_s = time.perf_counter() - stage_start  # too many item sets, or their packing undecided
-        if not searched:  # the packing step left the first threshold undecided: before any graph, a
-            # better incumbent may meet the bound outright or shrink the last stage's graph
+        if jump and theta != schedule[-1]:
+            continue
+        if not last_built:
+            last_built = True
+            last = (
+                build_graph(mkp, bound, delta, allowed)
+                if theta == schedule[-1]
+                else build_graph(mkp, bound, bound.value - schedule[-1])
+            )
+        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed)
+        if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
+            jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
+            continue
+        if not searched and (graph is None or graph.n_arcs > REFILL_ARCS):  # a large graph: a better
+            # incumbent may meet the bound outright or shrink the last stage's graph
             searched = True
             found = refill_step(f, mkp, best, upper, refill_seconds(), stats, to_family)
             if found is not best:
@@ -954,19 +971,6 @@ def solve(
                 schedule, position = thresholds(again, final, mkp.integral) if again >= final else [], 0
                 last, last_built, jump = None, False, False
                 continue
-        if jump and theta != schedule[-1]:
-            continue
-        if not last_built:
-            last_built = True
-            last = (
-                build_graph(mkp, bound, delta, allowed)
-                if theta == schedule[-1]
-                else build_graph(mkp, bound, bound.value - schedule[-1])
-            )
-        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed)
-        if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
-            jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
-            continue
         record: dict[str, Any] = {"threshold": theta, "packing_undecided_s": packing_s}
         stats["stages"].append(record)
         if graph is None:
