@@ -82,6 +82,11 @@ the graph:
   stage proves the incumbent optimal. An intermediate stage runs only while its graph has at most
   half the arcs of the last one (otherwise the last stage alone is cheaper). The flow is decomposed
   into one path per knapsack.
+- *The refill* (:func:`refill_step`, once): before the first graph stage with more than
+  ``REFILL_ARCS`` arcs, the ruin-and-recreate search of :mod:`.refill` looks for a better incumbent
+  (a heuristic: it proves nothing). One that meets the bound proven so far (floor of it, integral
+  profits) is optimal; a better one below it restarts the thresholds from that bound down to its
+  value + 1 (the thresholds refuted before stay refuted), so the last stage's graph shrinks.
 
 Time: the bound N gets 10% of the time limit, the column generation runs until 30%, the stages take
 the rest; a stage stopped by the limit leaves its incumbent and the bound min(the refuted thresholds'
@@ -90,9 +95,10 @@ bound, max(its own bound, theta - 1)); an incumbent that meets that bound is opt
 Measured on Dell'Amico et al.'s SMALL set (README, knapsack section): every third file, 45 of 60
 proven optimal in 60 s before the packing step (34 with the compact model); with it, the m = 10,
 n = 60 instances (bound at the optimum, item set fixed) are packed in seconds and six others whose
-last stage did not finish are settled by refuting every threshold. What stays open are
-strongly correlated instances where hundreds of item sets tie (the listing gives up) and the last
-graph stage does not finish.
+last stage did not finish are settled by refuting every threshold. On strongly correlated instances
+hundreds of item sets tie at theta = L (the listing gives up) and the graph stage (about 110 000
+arcs) does not finish; there L is often the optimum and the refill finds a packing worth it
+(2S_M010_N0060 seeds 01, 03, 09).
 
 Applies to a :class:`~odrp.models.knapsack.family.Family` with one hard dimension, profits and weights
 the same in every knapsack, integer weights, no pair profit, no soft dimension, at most one knapsack
