@@ -5,7 +5,8 @@ optimal when it meets the proven bound (on strongly correlated Dell'Amico et al.
 Lagrangian bound L often equals the optimum, and only the packing is hard to find).
 
 - Start: the knapsacks by non-increasing capacity, each filled by an exact 0-1 knapsack (dynamic
-  programming) over the copies still outside (the sequential approach of Martello and Toth 1981).
+  programming) over the copies still outside (the sequential approach of Martello and Toth 1981),
+  or the caller's packing when it is worth at least as much.
 - Move: two to four knapsacks drawn at random are emptied and refilled one after another in the
   drawn order, each by an exact 0-1 knapsack over the copies outside every knapsack; the profits of
   a move are perturbed by Gaussian noise (standard deviation drawn from [0, 3]) so that the many
@@ -58,19 +59,21 @@ def search(
     """Copies per (class, knapsack) of the best packing found, and the number of moves made.
 
     ``profit``, ``weight``, ``count``: per class (positive profits and weights); ``capacity``: per
-    knapsack; ``start``: copies per (class, knapsack) of a feasible packing, or None.
+    knapsack; ``start``: copies per (class, knapsack) of a feasible packing (used when it is worth at
+    least the sequential fill), or None.
     """
     rng = np.random.default_rng(seed)
     owner = np.repeat(np.arange(len(count)), count)  # the class of every copy
     p, w = profit[owner].astype(float), weight[owner].astype(int)
     m = len(capacity)
-    where = np.full(len(owner), -1)
-    if start is None:
-        where = _refill(where, list(np.argsort(-capacity, kind="stable")), p, w, capacity, rng, 0.0)
-    else:
+    where = _refill(np.full(len(owner), -1), list(np.argsort(-capacity, kind="stable")), p, w, capacity, rng, 0.0)
+    if start is not None:
+        given = np.full(len(owner), -1)
         for c in range(len(count)):
             placed = np.repeat(np.arange(m), start[c])  # the knapsack of each placed copy of class c
-            where[np.flatnonzero(owner == c)[: len(placed)]] = placed
+            given[np.flatnonzero(owner == c)[: len(placed)]] = placed
+        if p[given >= 0].sum() >= p[where >= 0].sum():
+            where = given
     value = float(p[where >= 0].sum())
     best, best_value, moves = where.copy(), value, 0
     while best_value < target - 1e-9 and time.perf_counter() < deadline and m > 1:
