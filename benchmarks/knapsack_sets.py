@@ -2,6 +2,7 @@
 
     python -m benchmarks.knapsack_sets [--root DIR] [--sets gap12,mkp,...] [--time-limit 60]
                                        [--solver highs|cbc|cpsat] [--limit N] [--every K] [--detail]
+                                       [--match TEXT ...]
 
 Prints markdown: one row per set (instances, solved to proven optimality, published optima
 reproduced, best-known values reached, mean and largest wall and process CPU seconds per instance
@@ -108,7 +109,7 @@ def _natural(path: Path) -> tuple:
 def run_set(spec: PublishedSet, root: Path, args: argparse.Namespace) -> Row:
     row = Row(spec.name)
     for position, (data, value, status, sense) in enumerate(published_instances(spec, root, args.limit)):
-        if position % args.every:
+        if position % args.every or not any(m in data["name"] for m in args.match):
             continue
         kind = KINDS[data["problem"]]
         instance = kind.load(data, data["name"])
@@ -209,7 +210,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="at most N instances per set")
     parser.add_argument("--every", type=int, default=1, metavar="K", help="only every K-th instance of a set")
     parser.add_argument("--detail", action="store_true", help="one line per instance on stderr")
+    parser.add_argument(
+        "--match",
+        action="append",
+        default=None,
+        metavar="TEXT",
+        help="only instances whose name contains TEXT (repeatable)",
+    )
     args = parser.parse_args(argv)
+    args.match = args.match or [""]
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     unknown = [s for s in names if s not in SETS and s != "rstorm"]
     if unknown:

@@ -35,6 +35,8 @@ from odrp.problems.qm3dkp import FORMULATIONS
 
 ARCFLOW_FORMULATIONS = (*FORMULATIONS, "arcflow")
 """The multiple knapsack kinds also take the arc-flow search (:mod:`odrp.models.knapsack.arcflow`)."""
+GAP_FORMULATIONS = (*FORMULATIONS, "lagrangian")
+"""The GAP also takes the Lagrangian search (:mod:`odrp.models.knapsack.gap_lagrangian`)."""
 
 CAPACITY_RTOL = 1e-9
 
@@ -466,6 +468,7 @@ def _classic_kinds() -> tuple[ProblemKind, ...]:
             generators.gap,
             "highs",
             sense="min",
+            formulations=GAP_FORMULATIONS,
         ),
         _kind("mdkp", "multidimensional 0-1 knapsack", MdkpSpec, load_mdkp, evaluate_mdkp, generators.mdkp, "highs"),
         _kind("qkp", "0-1 quadratic knapsack", QkpSpec, load_qkp, evaluate_qkp, generators.qkp, "highs"),

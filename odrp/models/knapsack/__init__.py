@@ -39,7 +39,7 @@ from typing import Any
 
 from odrp.errors import InputError
 from odrp.models import ExactOutcome, checked_start, model_size, warm_start_stats
-from odrp.models.knapsack import arcflow, bounds, milp, patterns, qkp_reduction, qkp_search, search
+from odrp.models.knapsack import arcflow, bounds, gap_lagrangian, milp, patterns, qkp_reduction, qkp_search, search
 from odrp.models.knapsack.family import Family
 from odrp.models.knapsack.mapping import counts_of_solution, family_of, solution_of
 from odrp.models.knapsack.milp import Options, infeasible_classes
@@ -49,7 +49,7 @@ from odrp.solvers import solve as solve_model
 
 __all__ = ["FORMULATIONS", "Family", "Options", "family_of", "set_start", "solution_of", "solve"]
 
-FORMULATIONS = ("auto", "compact", "patterns", "arcflow")
+FORMULATIONS = ("auto", "compact", "patterns", "arcflow", "lagrangian")
 AUTO_PATTERN_LIMIT = 20_000
 REDUCTION_MIN_ITEMS = 40
 """The QKP reduction runs by default from this many items on (below, the MILP alone is quick)."""
@@ -126,6 +126,12 @@ def solve(
         )
         run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
         return ExactOutcome(run, None, stats)
+    if formulation == "lagrangian" or (formulation == "auto" and _lagrangian_pays(family, solver)):
+        found = _solve_lagrangian(family, solver, time_limit, incumbent, start, stats)
+        if not isinstance(found, float):
+            return _lagrangian_outcome(instance, family, found, stats, start_objective, incumbent)
+        options = dataclasses.replace(options, objective_bound=found)  # the bound it proved
+        stats["objective_bound"] = found
     reduced, incumbent = _reduction(family, incumbent, reduction, time_limit, start, stats)
     setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start)
     if reduced is None:
@@ -307,6 +313,39 @@ def _rescore(run: SolverRun, family: Family, counts: Any, stats: dict[str, Any])
 def _arcflow_pays(family: Family, solver: str) -> bool:
     """``auto`` takes the arc-flow search for a multiple knapsack (two knapsacks or more) solved with HiGHS."""
     return solver == "highs" and family.n_knapsacks > 1 and arcflow.applies(family) is None
+
+
+def _lagrangian_pays(family: Family, solver: str) -> bool:
+    """``auto`` takes the Lagrangian search of :mod:`.gap_lagrangian` for a GAP solved with HiGHS."""
+    return solver == "highs" and gap_lagrangian.applies(family) is None
+
+
+def _solve_lagrangian(
+    family: Family, solver: str, time_limit: float | None, incumbent: Any, started: float, stats: dict[str, Any]
+) -> tuple[SolverRun, Any] | float:
+    """The search of :mod:`.gap_lagrangian`, or the bound it proved when it hands over to the compact model."""
+    reason = gap_lagrangian.applies(family)
+    if reason is not None:
+        raise InputError("command line", "--formulation lagrangian", f"an instance with {reason}")
+    if solver != "highs":
+        raise InputError("command line", "--solver", "highs with --formulation lagrangian (its stages run on HiGHS)")
+    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - started))
+    stats["lagrangian"] = {}
+    found = gap_lagrangian.solve(family, left, incumbent, stats["lagrangian"])
+    if not isinstance(found, float):
+        stats["formulation"] = "lagrangian"
+    return found
+
+
+def _lagrangian_outcome(
+    instance: Any, family: Family, found: tuple[SolverRun, Any], stats: dict[str, Any], start_objective, incumbent
+) -> ExactOutcome:
+    run, counts = found
+    if start_objective is not None:
+        stats["warm_start"] = {"objective": start_objective, "accepted": True, "solver_objective": None}
+    elif incumbent is not None:
+        stats["search_start"] = family.objective(incumbent)
+    return ExactOutcome(run, None if counts is None else solution_of(instance, family, counts), stats)
 
 
 def _solve_arcflow(

@@ -82,6 +82,11 @@ the graph:
   stage proves the incumbent optimal. An intermediate stage runs only while its graph has at most
   half the arcs of the last one (otherwise the last stage alone is cheaper). The flow is decomposed
   into one path per knapsack.
+- *The refill* (:func:`refill_step`, once): before the first graph stage with more than
+  ``REFILL_ARCS`` arcs, the ruin-and-recreate search of :mod:`.refill` looks for a better incumbent
+  (a heuristic: it proves nothing). One that meets the bound proven so far (floor of it, integral
+  profits) is optimal; a better one below it restarts the thresholds from that bound down to its
+  value + 1 (the thresholds refuted before stay refuted), so the last stage's graph shrinks.
 
 Time: the bound N gets 10% of the time limit, the column generation runs until 30%, the stages take
 the rest; a stage stopped by the limit leaves its incumbent and the bound min(the refuted thresholds'
@@ -90,9 +95,10 @@ bound, max(its own bound, theta - 1)); an incumbent that meets that bound is opt
 Measured on Dell'Amico et al.'s SMALL set (README, knapsack section): every third file, 45 of 60
 proven optimal in 60 s before the packing step (34 with the compact model); with it, the m = 10,
 n = 60 instances (bound at the optimum, item set fixed) are packed in seconds and six others whose
-last stage did not finish are settled by refuting every threshold. What stays open are
-strongly correlated instances where hundreds of item sets tie (the listing gives up) and the last
-graph stage does not finish.
+last stage did not finish are settled by refuting every threshold. On strongly correlated instances
+hundreds of item sets tie at theta = L (the listing gives up) and the graph stage (about 110 000
+arcs) does not finish; there L is often the optimum and the refill finds a packing worth it
+(2S_M010_N0060 seeds 01, 03, 09).
 
 Applies to a :class:`~odrp.models.knapsack.family.Family` with one hard dimension, profits and weights
 the same in every knapsack, integer weights, no pair profit, no soft dimension, at most one knapsack
@@ -111,7 +117,7 @@ from typing import Any
 
 import numpy as np
 
-from odrp.models.knapsack import packing
+from odrp.models.knapsack import packing, refill
 from odrp.models.knapsack.family import Family
 from odrp.result import Status, relative_gap
 from odrp.solvers import SolverRun, run_highspy, solver_version
@@ -128,6 +134,18 @@ SET_VISITS = 200_000
 """... and listing them takes at most this many partial sets."""
 PACKING_SHARE = 0.5
 """Share of the time left that the packing step may take before the stage goes to HiGHS."""
+QUICK_REFILL_SECONDS = 1.0
+"""After the integer master, an incumbent below floor(L) gets a refill of at most 1% of the time limit,
+at most this long (measured: an integer master stopped by its time share under load left 7 607 where
+the optimum is 30 968, 2S_M020_N0060_seed08, and the last stage's graph went to 46 000 arcs)."""
+REFILL_ARCS = 50_000
+REFILL_SECONDS = 20.0
+REFILL_SHARE = 0.4
+"""Before the first graph stage with more than ``REFILL_ARCS`` arcs (or too large to build) the refill
+search of :mod:`.refill` may take this share of the time left, at most ``REFILL_SECONDS``. Measured
+(load 7): the four 2S_M010_N0060 files it settles had graphs of 108 000-115 000 arcs at L; the files it
+only slowed down (2S_M010_N0040_seed03, 2S_M020_N0060_seed02: 4.9 and 6.9 s without it, 58 and 31 s
+with it before every graph stage) had 2 000-10 000."""
 TOL = 1e-6
 
 
@@ -800,6 +818,31 @@ def packing_step(
 # ---------------------------------------------------------------------------- the search
 
 
+def refill_step(
+    f: Family,
+    mkp: Mkp,
+    best: np.ndarray,
+    upper: float,
+    seconds: float,
+    stats: dict[str, Any],
+    to_family,
+    key: str = "refill",
+) -> np.ndarray:
+    """The ruin-and-recreate search of :mod:`.refill` from the incumbent ``best`` (family counts), aiming
+    at the proven bound ``upper``; returns the better of the two (family counts)."""
+    started = time.perf_counter()
+    target = (math.floor(upper + TOL) if mkp.integral else upper) - mkp.free_profit
+    counts, moves = refill.search(
+        mkp.profit, mkp.weight, mkp.count, mkp.capacity, best[mkp.family_class], target, started + seconds
+    )
+    found = to_family(counts)
+    stats[key] = {"moves": moves, "value": f.objective(found), "s": time.perf_counter() - started}
+    if f.objective(found) > f.objective(best):
+        stats["incumbent_from"] = "refill search"
+        return found
+    return best
+
+
 def thresholds(top: float, final: float, integral: bool) -> list[float]:
     """top, top - 1, top - 4, top - 16, ... and last ``final`` (the incumbent + 1, or the incumbent)."""
     if not integral:
@@ -867,8 +910,11 @@ def solve(
     if master is not None and f.objective(to_family(master)) > f.objective(best):
         best = to_family(master)
         stats["incumbent_from"] = "integer master"
-    stats["incumbent"] = f.objective(best)
     top = math.floor(bound.value + TOL) if mkp.integral else bound.value
+    if f.objective(best) < top - TOL:  # a short refill: the master's incumbent may be far below the bound
+        seconds = QUICK_REFILL_SECONDS if time_limit is None else min(QUICK_REFILL_SECONDS, 0.01 * time_limit)
+        best = refill_step(f, mkp, best, top, seconds, stats, to_family, "quick_refill")
+    stats["incumbent"] = f.objective(best)
     value = f.objective(best)
     final = value + 1 if mkp.integral else value
     stats["stages"] = []
@@ -881,7 +927,15 @@ def solve(
     last: Graph | None = None
     last_built = False
     jump = False
-    for theta in schedule:
+    searched = False
+
+    def refill_seconds() -> float:
+        return REFILL_SECONDS if time_limit is None else min(REFILL_SECONDS, REFILL_SHARE * (left() or 0.0))
+
+    position = 0
+    while position < len(schedule):
+        theta = schedule[position]
+        position += 1
         if left() == 0.0:
             status, message = "time_limit", f"time limit before the stage at threshold {theta:g}"
             break
@@ -921,6 +975,22 @@ def solve(
         if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
             jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
             continue
+        if not searched and (graph is None or graph.n_arcs > REFILL_ARCS):  # a large graph: a better
+            # incumbent may meet the bound outright or shrink the last stage's graph
+            searched = True
+            found = refill_step(f, mkp, best, upper, refill_seconds(), stats, to_family)
+            if found is not best:
+                best, value = found, f.objective(found)
+                if value >= (math.floor(upper + TOL) if mkp.integral else upper - TOL):
+                    upper = value
+                    stats["stages"].append({"threshold": theta, "refill_met_bound": True})
+                    break
+                # the stages start again from the bound proven so far down to the better incumbent + 1
+                final = value + 1 if mkp.integral else value
+                again = math.floor(upper + TOL) if mkp.integral else upper
+                schedule, position = thresholds(again, final, mkp.integral) if again >= final else [], 0
+                last, last_built, jump = None, False, False
+                continue
         record: dict[str, Any] = {"threshold": theta, "packing_undecided_s": packing_s}
         stats["stages"].append(record)
         if graph is None:
