@@ -23,7 +23,9 @@ in rho (a placement that sustains rho sustains every smaller rate).
    the packing search above it (:mod:`.packing`: best-fit decreasing inside a bisection on the rate),
    as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
-   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho).
+   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho); under a time
+   limit the time left then goes to the improvement search (:mod:`.improve`: packing at perturbed
+   instance counts) instead of P(rho) rounds, which decide nothing at that size within a minute.
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
