@@ -93,15 +93,20 @@ def paper_table(seeds: int, solvers: list[str]) -> None:
     print(f"\nuptime: {uptime()}")
 
 
-def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
+LARGE_SIZES = ((10, 10), (20, 30))
+
+
+def large_table(
+    seeds: int, solvers: list[str], time_limit: float, sizes: tuple[tuple[int, int], ...] = LARGE_SIZES
+) -> None:
     print(f"\n### Larger instances, time limit {time_limit:.0f} s\n")
     print(f"uptime: {uptime()}\n")
     print(
         "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | config bound "
-        "| hetero_greedy | packing | warm start | level-search nodes | wall s | CPU s |"
+        "| hetero_greedy | packing | warm start | improved | level-search nodes | wall s | CPU s |"
     )
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for components, machines in ((10, 10), (20, 30)):
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for components, machines in sizes:
         for seed in range(seeds):
             inst = random_case(seed, components, machines)
             for solver in solvers:
@@ -112,7 +117,8 @@ def large_table(seeds: int, solvers: list[str], time_limit: float) -> None:
                     f"| {components} x {machines} | {seed} | {solver} | {result.status} | {result.objective:.3f} | "
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
                     f"{stats['pattern_bound']:.3f} | {stats['config_bound']:.3f} | {stats['hetero_greedy']:.3f} | "
-                    f"{_rate(stats.get('packing'))} | {stats['start_rate']:.3f} | {nodes} | "
+                    f"{_rate(stats.get('packing'))} | {stats['start_rate']:.3f} | "
+                    f"{_rate(stats['improve']['rate'] if 'improve' in stats else None)} | {nodes} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )
     print(f"\nuptime: {uptime()}")
@@ -210,11 +216,15 @@ def main() -> None:
     parser.add_argument("--components", type=int, default=5, help="components of the gaps table's instances")
     parser.add_argument("--machines", type=int, default=3, help="machines of the gaps table's instances")
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument(
+        "--sizes", nargs="+", default=None, help="components x machines of the large table, e.g. 20x30 (default: both)"
+    )
     args = parser.parse_args()
     if args.part in ("paper", "all"):
         paper_table(args.seeds if args.seeds is not None else 10, ["cpsat", "highs", "cbc"])
     if args.part in ("large", "all"):
-        large_table(args.seeds if args.seeds is not None else 3, ["cpsat", "highs"], args.time_limit)
+        sizes = LARGE_SIZES if args.sizes is None else tuple(tuple(map(int, s.split("x"))) for s in args.sizes)
+        large_table(args.seeds if args.seeds is not None else 3, ["cpsat", "highs"], args.time_limit, sizes)
     if args.part in ("bounds", "all"):
         bounds_table(args.seeds if args.seeds is not None else 4)
     if args.part in ("gaps", "all"):

@@ -23,7 +23,9 @@ in rho (a placement that sustains rho sustains every smaller rate).
    the packing search above it (:mod:`.packing`: best-fit decreasing inside a bisection on the rate),
    as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
-   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho).
+   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho); under a time
+   limit the time left then goes to the improvement search (:mod:`.improve`: packing at perturbed
+   instance counts) instead of P(rho) rounds, which decide nothing at that size within a minute.
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -67,6 +69,7 @@ from odrp.models.throughput import (
     bounds,
     config_bound,
     highs_child,
+    improve,
     level_search,
     packing,
     pattern_bound,
@@ -112,6 +115,9 @@ gets the rest (at 20 x 30 it decided no round in 60 s, undecided rounds at 1,300
 LARGE_CONFIG_FIRST = 0.75
 """The first rate that bisection tries, as a fraction of the way from the incumbent to the bound (measured at
 20 x 30 seeds 0-2: the configuration bound 2.3-2.9% below the fluid bound, 5-7% above the incumbent)."""
+IMPROVE_SEED = 0
+"""Seed of the improvement search (:mod:`.improve`) that takes the time left above ``CONFIG_UP_TO`` under a
+time limit, instead of P(rho) rounds that decided nothing there (20 x 30: 1,300-2,900 levels)."""
 CONFIG_PRECISION = 2e-3
 """The configuration bound's bisection stops when its interval is this narrow (relative): P(rho) takes over."""
 CONFIG_UP_TO = 400
@@ -229,6 +235,8 @@ def solve(
         box = None if deadline is None else now + LARGE_CONFIG_BOX * (deadline - now)
         lowered = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION, first=LARGE_CONFIG_FIRST)
         upper = min(upper, lowered[0])
+        if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
+            incumbent, best = _improved(inst, incumbent, deadline, stats)
     if config_lp is None:
         config_lp = not use_patterns and inst.n_components * inst.n_machines <= CONFIG_UP_TO
     stats["config_bound"] = upper
@@ -561,6 +569,18 @@ def _packing_start(inst: ThroughputInstance, incumbent: Counts, upper: float) ->
     found = polish.reinsert(inst, found)
     found_rate = rate(inst, found)
     return (found, found_rate) if found_rate > rate(inst, incumbent) else (incumbent, found_rate)
+
+
+def _improved(
+    inst: ThroughputInstance, incumbent: Counts, deadline: float, stats: dict[str, Any]
+) -> tuple[Counts, float]:
+    """The better of ``incumbent`` and the improvement search from it until ``deadline`` (:mod:`.improve`,
+    then block ascent), with its rate."""
+    found, stats["improve"] = improve.search(inst, incumbent, deadline, seed=IMPROVE_SEED)
+    found = polish.reinsert(inst, found)
+    before, after = rate(inst, incumbent), rate(inst, found)
+    stats["improve"].update(start=before, rate=after)
+    return (found, after) if after > before else (incumbent, before)
 
 
 def _outcome(
