@@ -139,13 +139,16 @@ QUICK_REFILL_SECONDS = 1.0
 at most this long (measured: an integer master stopped by its time share under load left 7 607 where
 the optimum is 30 968, 2S_M020_N0060_seed08, and the last stage's graph went to 46 000 arcs)."""
 REFILL_ARCS = 50_000
-REFILL_SECONDS = 20.0
-REFILL_SHARE = 0.4
+REFILL_SECONDS = 45.0
+REFILL_SHARE = 0.75
 """Before the first graph stage with more than ``REFILL_ARCS`` arcs (or too large to build) the refill
 search of :mod:`.refill` may take this share of the time left, at most ``REFILL_SECONDS``. Measured
 (load 7): the four 2S_M010_N0060 files it settles had graphs of 108 000-115 000 arcs at L; the files it
 only slowed down (2S_M010_N0040_seed03, 2S_M020_N0060_seed02: 4.9 and 6.9 s without it, 58 and 31 s
-with it before every graph stage) had 2 000-10 000."""
+with it before every graph stage) had 2 000-10 000. A graph stage that large did not finish in 35 s
+(121 565 arcs at L on 2S_M010_N0060_seed03, where L is the optimum), so the refill gets most of the time
+there: with 20 s and 40% it stopped one unit short on seeds 03 and 06 (32 196 of 32 197, 32 010 of 32 012),
+with 45 s and 75% it met the bound in 26 and 25 s (load 1-2)."""
 TOL = 1e-6
 
 
