@@ -183,16 +183,25 @@ def test_classes_and_one_model_both_equal_brute_force():
 def test_classes_with_interchangeable_supervisors_and_latency(seed, weight):
     """Two classes of two equal supervisors at different places: the restricted models (w1 = 0) order
     the members of a class, the labelling of each partition must still pick the right members."""
+    for result in classes_against_brute_force(seed, weight, [(1.0, 700), (1.0, 700), (0.6, 500), (0.6, 500)]):
+        assert result.metrics["method_stats"]["method"] == "classes"
+
+
+def classes_against_brute_force(seed: int, weight: float, capacities: list[tuple[float, int]]) -> list:
+    """The classes method (HiGHS and CBC) on a 6-operator tiny instance whose 4 supervisors get ``capacities``:
+    each result optimal, verified and equal to the brute-force optimum; returns the results."""
     data = tiny(seed, operators=6, supervisors=4, latency_weight=weight)
-    for sup, (cpu, memory) in zip(data["supervisors"], [(1.0, 700), (1.0, 700), (0.6, 500), (0.6, 500)], strict=True):
+    for sup, (cpu, memory) in zip(data["supervisors"], capacities, strict=True):
         sup.update({"cpu": cpu, "memory": memory})
     inst = load(data)
     best, _ = brute_force(inst)
+    results = []
     for solver in ("highs", "cbc"):
         result = run_method(LATENCY, inst, "exact", solver=solver, options={"classes": True})
         assert result.status == "optimal" and result.verified, result.message
         assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
-        assert result.metrics["method_stats"]["method"] == "classes"
+        results.append(result)
+    return results
 
 
 def test_knapsack_tree_rows_hold_at_every_placement():
@@ -296,16 +305,7 @@ def test_classes_with_dominated_multisets_equal_brute_force():
     """Supervisors whose classes form a chain (each covers the next): at every level only the
     largest multiset is solved, the others are skipped as dominated; the optimum is unchanged."""
     for seed, weight in ((91, 1e-6), (92, 1e-6), (93, 0.05)):
-        data = tiny(seed, operators=6, supervisors=4, latency_weight=weight)
-        capacities = [(1.6, 1000), (1.0, 700), (1.0, 700), (0.7, 500)]
-        for sup, (cpu, memory) in zip(data["supervisors"], capacities, strict=True):
-            sup.update({"cpu": cpu, "memory": memory})
-        inst = load(data)
-        best, _ = brute_force(inst)
-        for solver in ("highs", "cbc"):
-            result = run_method(LATENCY, inst, "exact", solver=solver, options={"classes": True})
-            assert result.status == "optimal" and result.verified, result.message
-            assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-12)
+        for result in classes_against_brute_force(seed, weight, [(1.6, 1000), (1.0, 700), (1.0, 700), (0.7, 500)]):
             pruned = [entry.get("pruned") for entry in result.metrics["method_stats"]["multisets"]]
             assert "dominated" in pruned
 

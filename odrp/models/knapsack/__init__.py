@@ -315,6 +315,33 @@ def _arcflow_pays(family: Family, solver: str) -> bool:
     return solver == "highs" and family.n_knapsacks > 1 and arcflow.applies(family) is None
 
 
+def _search_time_left(
+    formulation: str, reason: str | None, solver: str, time_limit: float | None, started: float
+) -> float | None:
+    """The time left for one of the package's own searches (arc-flow, Lagrangian), which run on HiGHS only and
+    apply to some families: a one-line error otherwise (``reason``: what the family lacks, None if nothing)."""
+    if reason is not None:
+        raise InputError("command line", f"--formulation {formulation}", f"an instance with {reason}")
+    if solver != "highs":
+        raise InputError(
+            "command line", "--solver", f"highs with --formulation {formulation} (its stages run on HiGHS)"
+        )
+    return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - started))
+
+
+def _record_start(family: Family, stats: dict[str, Any], start_objective: float | None, incumbent: Any) -> None:
+    """A warm or search start is an own search's first incumbent, not a MIP start: record which it was."""
+    if start_objective is not None:
+        stats["warm_start"] = {
+            "objective": start_objective,
+            "accepted": True,
+            "solver_objective": None,
+            "solver_log": [],
+        }
+    elif incumbent is not None:
+        stats["search_start"] = family.objective(incumbent)
+
+
 def _lagrangian_pays(family: Family, solver: str) -> bool:
     """``auto`` takes the Lagrangian search of :mod:`.gap_lagrangian` for a GAP solved with HiGHS."""
     return solver == "highs" and gap_lagrangian.applies(family) is None
@@ -324,12 +351,7 @@ def _solve_lagrangian(
     family: Family, solver: str, time_limit: float | None, incumbent: Any, started: float, stats: dict[str, Any]
 ) -> tuple[SolverRun, Any] | float:
     """The search of :mod:`.gap_lagrangian`, or the bound it proved when it hands over to the compact model."""
-    reason = gap_lagrangian.applies(family)
-    if reason is not None:
-        raise InputError("command line", "--formulation lagrangian", f"an instance with {reason}")
-    if solver != "highs":
-        raise InputError("command line", "--solver", "highs with --formulation lagrangian (its stages run on HiGHS)")
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - started))
+    left = _search_time_left("lagrangian", gap_lagrangian.applies(family), solver, time_limit, started)
     stats["lagrangian"] = {}
     found = gap_lagrangian.solve(family, left, incumbent, stats["lagrangian"])
     if not isinstance(found, float):
@@ -341,10 +363,7 @@ def _lagrangian_outcome(
     instance: Any, family: Family, found: tuple[SolverRun, Any], stats: dict[str, Any], start_objective, incumbent
 ) -> ExactOutcome:
     run, counts = found
-    if start_objective is not None:
-        stats["warm_start"] = {"objective": start_objective, "accepted": True, "solver_objective": None}
-    elif incumbent is not None:
-        stats["search_start"] = family.objective(incumbent)
+    _record_start(family, stats, start_objective, incumbent)
     return ExactOutcome(run, None if counts is None else solution_of(instance, family, counts), stats)
 
 
@@ -359,22 +378,9 @@ def _solve_arcflow(
     started: float,
 ) -> ExactOutcome:
     """The arc-flow search of :mod:`.arcflow`; a warm or search start is its first incumbent."""
-    reason = arcflow.applies(family)
-    if reason is not None:
-        raise InputError("command line", "--formulation arcflow", f"an instance with {reason}")
-    if solver != "highs":
-        raise InputError("command line", "--solver", "highs with --formulation arcflow (its stages run on HiGHS)")
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - started))
+    left = _search_time_left("arcflow", arcflow.applies(family), solver, time_limit, started)
     run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent)
-    if start_objective is not None:  # the start is the search's first incumbent, not a MIP start
-        stats["warm_start"] = {
-            "objective": start_objective,
-            "accepted": True,
-            "solver_objective": None,
-            "solver_log": [],
-        }
-    elif incumbent is not None:
-        stats["search_start"] = family.objective(incumbent)
+    _record_start(family, stats, start_objective, incumbent)
     stats["build_s"] = time.perf_counter() - started - run.runtime_s
     return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
