@@ -23,7 +23,8 @@ in rho (a placement that sustains rho sustains every smaller rate).
    above ``CONFIG_UP_TO`` components x machines, the packing search above it (:mod:`.packing`:
    best-fit decreasing inside a bisection on the rate; at 10 x 10 it raised seed 1's start from 104.886
    to 106.719, which moved the bisection's targets next to R* where P(rho) stays undecided: seed 1
-   took 56.7 s instead of 11.2 s on the quiet machine, so smaller instances keep the old start),
+   took 56.7 s instead of 11.2 s on the quiet machine, so smaller instances keep the old start and
+   get the packing search only before their first level search, step 3),
    as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
    configuration LP's bisection replaces the pattern LP and runs here, before any P(rho); under a time
@@ -301,6 +302,9 @@ def solve(
                     lowered, columns = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION)
                     upper = stats["config_bound"] = min(upper, lowered)
                     branching_now = branching and fixed_instances is None
+                    if branching_now and search_start:  # the level search's targets start from the best known
+                        incumbent, stats["packing"] = _packing_start(inst, incumbent, upper)
+                        best = rate(inst, incumbent)
                 reach = BISECT if upper <= target else reach / 2
                 continue
             status = "time_limit" if result.status == "time_limit" else "error"
