@@ -200,10 +200,11 @@ def solve(
         return _outcome(solver, "infeasible", None, None, None, start, stats, "the fluid relaxation is infeasible")
     stats["fluid_bound"] = upper
 
+    large = not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO
     incumbent: Counts | None = None
     if search_start and fixed_instances is None:
         incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
-        if incumbent is not None and not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO:
+        if incumbent is not None and large:
             incumbent, stats["packing"] = _packing_start(inst, incumbent, upper)
     best = rate(inst, incumbent) if incumbent is not None else None
     stats["start_rate"] = best
@@ -228,7 +229,6 @@ def solve(
             return _outcome(solver, feasible.status, None, None, upper, start, stats, feasible.message)
         incumbent, best = feasible.counts, rate(inst, feasible.counts)
     assert best is not None
-    large = not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO
     if pattern_lp and best > 0 and not large:
         box = None if deadline is None else time.perf_counter() + BOUND_BOX * (deadline - time.perf_counter())
         upper = min(upper, pattern_bound.upper_bound(inst, best, upper, box))
