@@ -71,6 +71,19 @@ class _Classes:
             return 0
         return min(self.bound[t][c], self.slots[t], demand, GRID // max(weight, 1))
 
+    def fits(self, t: int, config: Config) -> bool:
+        """Whether ``config`` fits a machine of class t at this rho and these counts (on the grid)."""
+        weights = self.weight[t]
+        if sum(config.values()) > self.slots[t]:
+            return False
+        total = 0
+        for c, k in config.items():
+            weight = weights[c]
+            if weight is None or k > self.bound[t][c]:
+                return False
+            total += k * weight
+        return total <= GRID
+
     def price(self, t: int, u: list[float], demand: list[int]) -> tuple[float, Config]:
         """max sum_c u_c k_c over the configurations of class t (k_c <= demand c), and one attaining it."""
         slots = self.slots[t]
@@ -160,23 +173,52 @@ def _column_generation(
     return _lp(classes, columns, demand, supply)[0], mu
 
 
+class Pool:
+    """Configurations met so far, per machine class: they start the next LP at other counts or rates
+    (each is kept only where it still fits, :meth:`_Classes.fitting`)."""
+
+    def __init__(self, n_classes: int) -> None:
+        self.configs: list[list[Config]] = [[] for _ in range(n_classes)]
+
+    def add(self, columns: list[list[Config]]) -> None:
+        for kept, configs in zip(self.configs, columns, strict=True):
+            for config in configs:
+                if len(config) > 1 and config not in kept:
+                    kept.append(config)
+
+
+def missing(
+    inst: ThroughputInstance, rho: float, levels: list[int], pool: Pool | None = None, deadline: float | None = None
+) -> float | None:
+    """The configuration LP's value at rho and counts ``levels``: how many machines the placement lacks
+    in the LP relaxation (0: the dive may succeed; > 0: no placement with these counts sustains rho, up
+    to the grid). None: an instance fits on no machine, or the deadline passed."""
+    classes = _Classes(inst, rho, levels)
+    columns = _start_columns(classes, list(levels), [len(group) for group in classes.groups], pool)
+    solved = _column_generation(classes, columns, list(levels), [len(group) for group in classes.groups], deadline)
+    if pool is not None:
+        pool.add(columns)
+    return None if solved is None else solved[0]
+
+
 def dive(
-    inst: ThroughputInstance, rho: float, levels: list[int], deadline: float | None = None
+    inst: ThroughputInstance,
+    rho: float,
+    levels: list[int],
+    deadline: float | None = None,
+    pool: Pool | None = None,
 ) -> Counts | None:
     """A placement with ``levels[c]`` instances of every component that sustains rho, found by diving on
     the configuration LP (None: the dive failed or the deadline passed; this proves nothing)."""
     classes = _Classes(inst, rho, levels)
     demand = list(levels)
     supply = [len(group) for group in classes.groups]
-    if any(all(classes.fill(t, c, 1) == 0 for t in range(len(supply))) for c in range(len(demand))):
-        return None
-    columns: list[list[Config]] = [
-        [{c: classes.fill(t, c, demand[c])} for c in range(len(demand)) if classes.fill(t, c, demand[c])]
-        for t in range(len(supply))
-    ]
+    columns = _start_columns(classes, demand, supply, pool)
     fixed: list[list[Config]] = [[] for _ in supply]
     while any(demand):
         solved = _column_generation(classes, columns, demand, supply, deadline)
+        if pool is not None:
+            pool.add(columns)
         if solved is None or solved[0] > 1e-7:
             return None
         mu = solved[1]
@@ -193,18 +235,39 @@ def dive(
                 supply[t] -= 1
                 for c, k in config.items():
                     demand[c] -= k
-        columns = [_trimmed(configs, demand) if supply[t] > 0 else [] for t, configs in enumerate(columns)]
-        for t in range(len(supply)):  # the singletons keep the LP feasible whenever machines are left
-            for c in range(len(demand)):
-                single = {c: classes.fill(t, c, demand[c])} if supply[t] > 0 and demand[c] > 0 else None
-                if single and single[c] and single not in columns[t]:
-                    columns[t].append(single)
+        columns = _start_columns(classes, demand, supply, None, columns)
     placement: Counts = [{} for _ in levels]
     for group, configs in zip(classes.groups, fixed, strict=True):
         for w, config in zip(group, configs, strict=False):
             for c, k in config.items():
                 placement[c][w] = k
     return placement
+
+
+def _start_columns(
+    classes: _Classes,
+    demand: list[int],
+    supply: list[int],
+    pool: Pool | None,
+    previous: list[list[Config]] | None = None,
+) -> list[list[Config]]:
+    """For every class with machines left: one column per component holding as many instances as fit alone
+    (they keep the LP feasible), then the configurations of ``previous`` and of ``pool`` that still fit, cut
+    to the demands left."""
+    columns: list[list[Config]] = []
+    for t, left in enumerate(supply):
+        configs: list[Config] = []
+        if left > 0:
+            for c, d in enumerate(demand):
+                most = classes.fill(t, c, d) if d > 0 else 0
+                if most:
+                    configs.append({c: most})
+            sources = (previous[t] if previous is not None else []) + (pool.configs[t] if pool is not None else [])
+            for config in _trimmed(sources, demand):
+                if config not in configs and classes.fits(t, config):
+                    configs.append(config)
+        columns.append(configs)
+    return columns
 
 
 def _trimmed(configs: list[Config], demand: list[int]) -> list[Config]:
