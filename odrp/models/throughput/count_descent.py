@@ -9,8 +9,9 @@ instance of one component, where best-fit packing (:mod:`.improve`) finds nothin
 1. start from the best placement's counts;
 2. descent: moves N_c +- 1 in random order (within 1..max_instances), the first that lowers the LP's
    value is taken, until the value is 0 or no move lowers it;
-3. value 0: :func:`.dive.dive` at rho and these counts; a placement it returns sustains rho (its exact
-   rate, the evaluator's formula, makes it the new best and the next target is above it);
+3. value 0: :func:`.dive.dive` at rho and these counts; a placement it returns that the evaluator finds
+   feasible with a rate above R_best (it sustains rho up to the dive's grid) is the new best, and the
+   next target is above it;
 4. otherwise (stuck or the dive failed) the step is halved; below ``MIN_STEP`` the search ends.
 
 It returns the best placement it visited, never one below its start, and proves nothing (a value above
@@ -24,7 +25,7 @@ import random
 import time
 
 from odrp.models.throughput.dive import Pool, dive, missing
-from odrp.problems.throughput import Counts, ThroughputInstance, rate
+from odrp.problems.throughput import Counts, ThroughputInstance, evaluate_counts, rate
 
 STEP = 0.005
 """The first target is R_best (1 + STEP); after a success the same step, after a failure half of it."""
@@ -76,9 +77,16 @@ def search(
         if value is not None and value <= ZERO and live():
             stats["dives"] += 1
             placement = dive(inst, rho, levels, deadline, pool)
-        if placement is not None and rate(inst, placement) > best_rate:  # the evaluator's formula decides
+        if placement is not None and _better(inst, placement, best_rate):
             best, best_rate = placement, rate(inst, placement)
             stats["improvements"] += 1
         else:
             step /= 2
     return best, stats
+
+
+def _better(inst: ThroughputInstance, placement: Counts, best_rate: float) -> bool:
+    """Whether the evaluator finds ``placement`` feasible with a rate above ``best_rate`` (a dive's grid may
+    overfill a machine by a little, so its placement is checked from scratch)."""
+    evaluation = evaluate_counts(inst, placement)
+    return evaluation.feasible and evaluation.objective is not None and evaluation.objective > best_rate

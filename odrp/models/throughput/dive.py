@@ -10,14 +10,20 @@ machines of class t, N_c items of every component c. Its configuration LP (Gilmo
 
 mu_q >= 0 machines in configuration q (a_cq instances of c), e_t >= 0 machines missing in class t,
 grown by column generation: the pricing of class t is a bounded knapsack (capacity on a grid of
-``GRID`` units, each instance's weight rounded up, and the task limit) solved by dynamic programming.
+``GRID`` units, each instance's weight rounded to the nearest unit, and the task limit) solved by
+dynamic programming.
 
 **The dive** (the classic primal heuristic of cutting stock): solve the LP; if it needs extra machines,
 stop (no placement found); otherwise fix machines in the configurations the LP uses most (every column
 at mu_q >= 1 gets floor(mu_q) machines, else the largest mu_q gets one), take their instances from the
 demands d_c and their machines from M_t, and solve again, until every instance is placed. A
-configuration that fits on the grid fits exactly (weights are rounded up), so the placement sustains
-rho; the caller still scores it with the evaluator's formula. A failed dive proves nothing.
+configuration that fits on the grid may exceed a machine by half a unit per instance (at most 5 * 10 /
+4000 = 1.25 permille of its capacity with 10 tasks): the placement sustains rho to within that, and the
+caller scores it exactly (the evaluator's formula) and keeps it only when that rate beats its incumbent.
+Measured at 20 x 30 (60 s offline from the packing start, load 9): weights rounded up on 2,000 units
+(every grid configuration fits exactly) reached 406.644 / 146.055 on seeds 0 / 1, rounded to the nearest
+of 4,000 units 406.632 / 146.358; rounded up, the incumbent's own counts on seed 2 lack 0.03 machines at
+the incumbent's rate. A failed dive proves nothing.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, Counts, ThroughputInstance
 from odrp.solvers import run_highspy
 
-GRID = 2000
-"""Capacity units of the pricing knapsack (weights rounded up: every grid configuration fits)."""
+GRID = 4000
+"""Capacity units of the pricing knapsack (each instance's weight rounded to the nearest unit)."""
 MAX_ITERATIONS = 200
 """Column generation iterations per LP (then the LP is taken as it is)."""
 EPS = 1e-9
@@ -56,9 +62,9 @@ class _Classes:
             bounds = []
             for c, n in enumerate(levels):
                 size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
-                weight = math.ceil(size / cap * GRID * (1 + 1e-12))
-                weights.append(weight if weight <= GRID else None)
-                bounds.append(0 if weight > GRID else min(inst.count_bound(c, w), n))
+                fits = size <= cap  # an instance too large for the machine alone is never placed there
+                weights.append(min(round(size / cap * GRID), GRID) if fits else None)
+                bounds.append(min(inst.count_bound(c, w), n) if fits else 0)
             self.weight.append(weights)
             self.bound.append(bounds)
             limit = inst.max_tasks[w]
