@@ -4,7 +4,8 @@ At a rate rho with instance counts N_c fixed, an instance of component c on a ma
 (identical machines: same type, capacity and task limit) costs s_tc = e_tc l_c rho / N_c + MET_tc
 CPU (eq. 5), so a placement that sustains rho is a bin packing with a few classes of bins: M_t
 machines of class t, N_c items of every component c. Its configuration LP (Gilmore-Gomory, as in
-:mod:`.config_bound` but with the counts fixed and every weight rounded *up*) is
+:mod:`.config_bound` but with the counts fixed and every weight rounded to the nearest grid unit, so that
+its value guides a search and proves nothing) is
 
     min sum_t e_t   s.t.   sum_q a_cq mu_q >= d_c  (every c),   sum_{q of t} mu_q - e_t <= M_t  (every t),
 
