@@ -103,9 +103,9 @@ def large_table(
     print(f"uptime: {uptime()}\n")
     print(
         "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | config bound "
-        "| hetero_greedy | packing | warm start | improved | level-search nodes | wall s | CPU s |"
+        "| hetero_greedy | packing | warm start | descent | improved | level-search nodes | wall s | CPU s |"
     )
-    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for components, machines in sizes:
         for seed in range(seeds):
             inst = random_case(seed, components, machines)
@@ -118,6 +118,7 @@ def large_table(
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
                     f"{stats['pattern_bound']:.3f} | {stats['config_bound']:.3f} | {stats['hetero_greedy']:.3f} | "
                     f"{_rate(stats.get('packing'))} | {stats['start_rate']:.3f} | "
+                    f"{_rate(stats['count_descent']['rate'] if 'count_descent' in stats else None)} | "
                     f"{_rate(stats['improve']['rate'] if 'improve' in stats else None)} | {nodes} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.throughput import random_case
 from odrp.methods import run_method
-from odrp.models.throughput import bounds, config_bound, improve, packing
+from odrp.models.throughput import bounds, config_bound, count_descent, dive, improve, packing
 from odrp.problems import KINDS
 from odrp.problems.throughput import evaluate_counts, load, rate
 from tests.test_throughput_exact import brute_force, tiny
@@ -104,6 +104,65 @@ def test_improvement_search_needs_a_limit():
         improve.search(inst, [{0: 1}], None)
 
 
+def test_dive_places_one_of_each_per_machine_by_hand():
+    # X (e 1) and Y (e 0.5) on two machines of 100, rho = 120, N = (2, 2): X's instances cost 60, Y's 30.
+    # Two X on one machine (120) do not fit, so each machine holds one X, and one Y (90): the only
+    # placement. It sustains 100 / (1/2 + 0.5/2) = 133.33. With N_X = 1 an instance of X (120) fits nowhere.
+    inst = load(_sources({"X": 1.0, "Y": 0.5}, 2))
+    assert dive.dive(inst, 120.0, [2, 2]) == [{0: 1, 1: 1}, {0: 1, 1: 1}]
+    assert dive.missing(inst, 120.0, [2, 2]) == pytest.approx(0.0, abs=1e-9)
+    assert dive.dive(inst, 120.0, [1, 2]) is None
+    assert dive.missing(inst, 120.0, [1, 2]) is None
+
+
+def test_missing_machines_by_hand():
+    # A and B (e 0.6 each) at rho = 100, one instance each: 60 + 60 > 100, so every machine holds one of
+    # them: on one machine the LP lacks exactly one machine, on two it lacks none.
+    assert dive.missing(load(_sources({"A": 0.6, "B": 0.6}, 1)), 100.0, [1, 1]) == pytest.approx(1.0, rel=1e-9)
+    assert dive.missing(load(_sources({"A": 0.6, "B": 0.6}, 2)), 100.0, [1, 1]) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_count_descent_finds_the_missing_instance_by_hand():
+    # The start of test_improvement_search_finds_the_missing_instance_by_hand (R = 100). At rho = 100.5
+    # with N = (2, 1) three instances of 50.25 lack a machine (one per machine); N_Y = 2 makes Y's
+    # instances 25.125, one X and one Y per machine (75.4) fit: the dive's placement sustains 400 / 3,
+    # the fluid bound, so no later target is reached and the search ends there. (The random move order may
+    # first take N_X = 3: X, Y on one machine and X, X on the other, R = 100 / (1/3 + 0.5) = 120, on the way.)
+    inst = load(_sources({"X": 1.0, "Y": 0.5}, 2))
+    found, stats = count_descent.search(inst, [{0: 1, 1: 1}, {0: 1}], None)
+    assert rate(inst, found) == pytest.approx(400 / 3, rel=1e-12)
+    assert stats["improvements"] >= 1 and stats["dives"] >= stats["improvements"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_count_descent_never_goes_below_its_start_nor_above_the_optimum(seed):
+    # From a weak start (the packing at a quarter of R*): a feasible placement between the start and the
+    # brute-force optimum. A dive's placement at rho fills no machine beyond rho's load by more than half a
+    # grid unit per task (the rounding of its weights).
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    start = packing.counts_at(inst, 0.25 * optimum)
+    assert start is not None
+    found, _ = count_descent.search(inst, start, None, seed=seed)
+    assert evaluate_counts(inst, found).feasible
+    assert rate(inst, start) <= rate(inst, found) <= optimum * (1 + 1e-9)
+    levels = [sum(row.values()) for row in found]
+    for share in (0.5, 0.9, 1.0):
+        rho = share * optimum
+        placement = dive.dive(inst, rho, levels)
+        if placement is None:
+            continue
+        assert [sum(row.values()) for row in placement] == levels
+        for w in range(inst.n_machines):
+            tasks = sum(row.get(w, 0) for row in placement)
+            load_w = sum(
+                row.get(w, 0) * (inst.coefficient(c, w) * rho / levels[c] + inst.overhead[c][w])
+                for c, row in enumerate(placement)
+            )
+            assert tasks <= inst.max_tasks[w]
+            assert load_w <= inst.capacity[w] * (1 + tasks * 0.5 / dive.GRID) + 1e-9
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_configuration_bisection_from_high_never_cuts_the_optimum(seed):
     inst = tiny(seed)
@@ -125,5 +184,8 @@ def test_large_instance_takes_the_configuration_bound_first():
     assert stats["start_rate"] >= max(stats["hetero_greedy"], stats["fluid_rounding"] or 0.0)
     # under a time limit the improvement search takes the time left after the configuration bound
     assert stats["improve"]["start"] == pytest.approx(stats["start_rate"], rel=1e-12)
-    assert stats["improve"]["tries"] >= 1
+    assert stats["count_descent"]["lps"] >= 1  # the descent runs first (the packing gets what time it leaves)
     assert result.objective >= stats["improve"]["rate"] * (1 - 1e-12) >= stats["start_rate"] * (1 - 1e-12)
+    # the descent on counts runs first; the packing at perturbed counts starts from its placement
+    assert stats["count_descent"]["rate"] >= stats["start_rate"] * (1 - 1e-12)
+    assert stats["improve"]["rate"] >= stats["count_descent"]["rate"] * (1 - 1e-12)

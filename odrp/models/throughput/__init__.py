@@ -28,8 +28,10 @@ in rho (a placement that sustains rho sustains every smaller rate).
    as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
    configuration LP's bisection replaces the pattern LP and runs here, before any P(rho); under a time
-   limit the time left then goes to the improvement search (:mod:`.improve`: packing at perturbed
-   instance counts) instead of P(rho) rounds, which decide nothing at that size within a minute.
+   limit the time left then goes to the improvement searches (:mod:`.count_descent`: descent on the
+   instance counts scored by the configuration LP at fixed counts, placements by diving on it; then
+   :mod:`.improve`: packing at perturbed instance counts) instead of P(rho) rounds, which decide nothing
+   at that size within a minute.
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -72,6 +74,7 @@ from odrp.models import ExactOutcome, checked_start
 from odrp.models.throughput import (
     bounds,
     config_bound,
+    count_descent,
     highs_child,
     improve,
     level_search,
@@ -581,9 +584,15 @@ def _packing_start(inst: ThroughputInstance, incumbent: Counts, upper: float) ->
 def _improved(
     inst: ThroughputInstance, incumbent: Counts, deadline: float, stats: dict[str, Any]
 ) -> tuple[Counts, float]:
-    """The better of ``incumbent`` and the improvement search from it until ``deadline`` (:mod:`.improve`,
-    then block ascent), with its rate."""
-    found, stats["improve"] = improve.search(inst, incumbent, deadline, seed=IMPROVE_SEED)
+    """The better of ``incumbent`` and the improvement searches from it until ``deadline``, with its rate: the
+    descent on instance counts scored by the configuration LP (:mod:`.count_descent`, which ends when its
+    step is spent), then packing at perturbed counts (:mod:`.improve`) with the time left, then block ascent.
+    Measured at 20 x 30 (from the packing start, 60 s each, load 9): the descent alone reached 406.632 /
+    146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts reached 402.608 / 144.950 /
+    150.045 on a quiet machine."""
+    descended, stats["count_descent"] = count_descent.search(inst, incumbent, deadline, seed=IMPROVE_SEED)
+    stats["count_descent"]["rate"] = rate(inst, descended)
+    found, stats["improve"] = improve.search(inst, descended, deadline, seed=IMPROVE_SEED)
     found = polish.reinsert(inst, found)
     before, after = rate(inst, incumbent), rate(inst, found)
     stats["improve"].update(start=before, rate=after)
