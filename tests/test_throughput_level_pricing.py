@@ -75,3 +75,25 @@ def test_fluid_ranges_hold_every_sustaining_placement(seed):
                 assert all(lo <= n <= hi for n, (lo, hi) in zip(counts, narrowed, strict=True))
         points = [(n, n) for n in max(rates)[1]]  # a point box holding the optimum: kept as it is
         assert bounds.fluid_count_ranges(inst, rho, points) == points
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pair_caps_hold_every_sustaining_placement(seed):
+    # the caps on x_cw of P(rho) (the fluid LP's max X_cw at R = rho): every placement (brute force)
+    # that sustains rho respects them; above the fluid bound there are none (None)
+    inst = tiny(seed)
+    per_component = []
+    for _ in range(inst.n_components):
+        vectors = itertools.product(*(range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)))
+        per_component.append([v for v in vectors if sum(v) >= 1])
+    placements = []
+    for combo in itertools.product(*per_component):
+        ev = evaluate_counts(inst, [{w: k for w, k in enumerate(v) if k} for v in combo])
+        if ev.feasible:
+            placements.append((ev.objective, combo))
+    optimum = max(r for r, _ in placements)
+    for rho in (0.6 * optimum, optimum):
+        caps = bounds.fluid_pair_bounds(inst, rho)
+        for _, combo in (p for p in placements if p[0] >= rho):
+            assert all(k <= caps[c][w] for c, v in enumerate(combo) for w, k in enumerate(v))
+    assert bounds.fluid_pair_bounds(inst, 1.01 * bounds.fluid_bound(inst)) is None

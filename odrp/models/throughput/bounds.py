@@ -131,7 +131,7 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     out = list(ranges)
     with _c_stdout_silenced():
         if not wide:
-            return out if _lp_optimum(highs, "min") is not _INFEASIBLE else [(1, 0)] * inst.n_components
+            return out if lp_optimum(highs, "min") is not INFEASIBLE else [(1, 0)] * inst.n_components
         previous: list[int] = []
         for c in wide:
             lo, hi = ranges[c]
@@ -139,8 +139,8 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
             highs.changeColsCost(len(previous), np.array(previous, dtype=np.int32), np.zeros(len(previous)))
             highs.changeColsCost(len(columns), np.array(columns, dtype=np.int32), np.ones(len(columns)))
             previous = columns
-            top, bottom = _lp_optimum(highs, "max"), _lp_optimum(highs, "min")
-            if top is _INFEASIBLE or bottom is _INFEASIBLE:
+            top, bottom = lp_optimum(highs, "max"), lp_optimum(highs, "min")
+            if top is INFEASIBLE or bottom is INFEASIBLE:
                 return [(1, 0)] * inst.n_components
             if top is not None:
                 hi = min(hi, math.floor(top * (1 + 1e-9) + 1e-9))
@@ -150,12 +150,12 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     return out
 
 
-_INFEASIBLE = object()
+INFEASIBLE = object()
 
 
-def _lp_optimum(highs, sense: str):
-    """Solve the LP held by ``highs`` in this sense: its optimum, ``_INFEASIBLE`` (proven infeasible), or
-    None (any other end)."""
+def lp_optimum(highs, sense: str):
+    """Solve the LP held by ``highs`` (output off, C stdout silenced by the caller) in this sense: its
+    optimum, ``INFEASIBLE`` (proven infeasible), or None (any other end)."""
     import highspy
 
     highs.changeObjectiveSense(_highs_sense(sense))
@@ -164,7 +164,7 @@ def _lp_optimum(highs, sense: str):
     if status == highspy.HighsModelStatus.kOptimal:
         return highs.getInfo().objective_function_value
     if status == highspy.HighsModelStatus.kInfeasible:
-        return _INFEASIBLE
+        return INFEASIBLE
     return None  # unbounded, or unbounded-or-infeasible: nothing proven, nothing narrowed
 
 
@@ -175,20 +175,24 @@ def _highs_sense(sense: str):
 
 
 def fluid_pair_bounds(inst: ThroughputInstance, rate: float) -> list[list[int]] | None:
-    """The most instances of c on w in any placement that sustains ``rate`` (fluid LP: max X_cw)."""
+    """The most instances of c on w in any placement that sustains ``rate`` (fluid LP: max X_cw); None:
+    the LP is infeasible, no placement sustains ``rate``. One HiGHS model for all pairs, without
+    :func:`odrp.solvers.run_highspy`'s per-call bookkeeping (up to 100 LPs)."""
     model, _, x = fluid_model(inst, rate)
     highs = model.to_highs()
+    highs.setOptionValue("output_flag", False)
     out = [[0] * inst.n_machines for _ in range(inst.n_components)]
-    columns = list(range(model.n_columns))
-    for (c, w), col in x.items():
-        if inst.count_bound(c, w) == 0:
-            continue
-        cost = [0.0] * model.n_columns
-        cost[col] = 1.0
-        highs.changeColsCost(model.n_columns, columns, cost)
-        run = run_highspy(highs, "max", mip=False)
-        if run.status == "infeasible":
-            return None
-        top = run.objective if run.status == "optimal" and run.objective is not None else inst.count_bound(c, w)
-        out[c][w] = min(inst.count_bound(c, w), math.floor(top * (1 + 1e-9) + 1e-9))
+    previous: list[int] = []
+    with _c_stdout_silenced():
+        for (c, w), col in x.items():
+            if inst.count_bound(c, w) == 0:
+                continue
+            highs.changeColsCost(len(previous), np.array(previous, dtype=np.int32), np.zeros(len(previous)))
+            highs.changeColsCost(1, np.array([col], dtype=np.int32), np.ones(1))
+            previous = [col]
+            top = lp_optimum(highs, "max")
+            if top is INFEASIBLE:
+                return None
+            top = inst.count_bound(c, w) if top is None else top
+            out[c][w] = min(inst.count_bound(c, w), math.floor(top * (1 + 1e-9) + 1e-9))
     return out

@@ -47,10 +47,10 @@ from functools import cached_property
 
 import numpy as np
 
-from odrp.models.throughput.bounds import count_range, fluid_count_ranges
+from odrp.models.throughput.bounds import count_range, fluid_count_ranges, lp_optimum
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
-from odrp.solvers import run_highspy
+from odrp.solvers import _c_stdout_silenced
 
 GRID = 2000
 """Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
@@ -294,13 +294,15 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
                 link[key][col] = float(k)
     rows = {key: model.row(row, lower=0.0) for key, row in link.items()}
     highs = model.to_highs()
-    run = run_highspy(highs, "min", mip=False)
-    if run.status != "optimal" or run.objective is None:
-        raise RuntimeError(f"configuration LP master: {run.status} {run.message}")
+    highs.setOptionValue("output_flag", False)
+    with _c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
+        objective = lp_optimum(highs, "min")
+    if not isinstance(objective, float):
+        raise RuntimeError(f"configuration LP master: {highs.modelStatusToString(highs.getModelStatus())}")
     solution = highs.getSolution()
     duals, values = list(solution.row_dual), list(solution.col_value)
     shares = {key: values[col] for key, col in lambdas.items()}
-    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
+    return objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
 
 
 def upper_bound(
