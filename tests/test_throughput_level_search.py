@@ -115,38 +115,3 @@ def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypa
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     assert undecided and any("level_search" in record for record in outcome.stats["rounds"])
-
-
-def test_search_without_patience_left_stops_unproven():
-    # patience 0: no time without a new incumbent, so the search stops before its first node
-    inst = tiny(0)
-    out = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: 1.0, patience=0.0)
-    assert not out.proven and out.counts is None and out.stats.nodes == 0
-
-
-@pytest.mark.parametrize("seed", [4])  # the seed of range(8) whose level searches start at a bisection target
-def test_exact_method_with_time_boxed_level_searches_equals_brute_force(seed, monkeypatch):
-    """As above, under a time limit: level searches at bisection targets get a patience box (here none,
-    so that boxes run out and the targets move toward the incumbent), and the method still proves brute
-    force's optimum."""
-    inst = tiny(seed)
-    optimum, _ = brute_force(inst)
-    original = exact._round
-    undecided = []
-
-    def first_round_undecided(inst, rho, *args, **kwargs):
-        within = args[9] if len(args) > 9 else kwargs.get("within")
-        if within is None and rho > 0 and not undecided:
-            undecided.append(rho)
-            return exact._RoundResult("time_limit", None, "pretend")
-        return original(inst, rho, *args, **kwargs)
-
-    monkeypatch.setattr(exact, "_round", first_round_undecided)
-    monkeypatch.setattr(exact, "_warm_start", lambda inst: (None, None, None))
-    monkeypatch.setattr(exact, "LEVEL_BOX", 0.0)
-    monkeypatch.setattr(exact, "MIN_BOX", 0.0)  # patience 0: every box runs out before its first node
-    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False, time_limit=120)
-    assert outcome.run.status == "optimal"
-    assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
-    searches = [record["status"] for record in outcome.stats["rounds"] if "level_search" in record]
-    assert searches[0] == "time_limit" and searches[-1] == "infeasible"  # boxed out, then the proof

@@ -41,10 +41,10 @@ in rho (a placement that sustains rho sustains every smaller rate).
    (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``), and
    from then on every round is a *level search* (:mod:`.level_search`: branch and bound over the
    instance counts with the configuration LP at every node): it proves the target rate out of reach
-   (the new bound) or raises the incumbent on the way and goes on at the target above it. Its targets
-   bisect between incumbent and bound while they are more than ``LEVEL_WIDE`` apart, each such
-   search stopped after ``LEVEL_BOX`` of the time left without a new incumbent (then the step
-   halves); the last, just above the incumbent, gets all the time left.
+   (the new bound) or raises the incumbent on the way and goes on at the target above it (all the
+   time left). Its targets bisect between incumbent and bound while they are more than
+   ``LEVEL_WIDE`` apart, then lie just above the incumbent; the tree is rebuilt only when the target
+   falls after a proof.
    The incumbent rate strictly increases over a finite set of placements, so the search ends, and it
    ends only with an infeasibility proof: the answer is the optimum, not the best of a sweep.
 4. On a time limit: the incumbent, the best proven bound (R_up, or the lowest rho proven
@@ -136,12 +136,14 @@ PAIR_BOUNDS_UP_TO = 400
 """Bound every x_cw by the fluid LP (one LP per pair) when components x machines is at most this."""
 WIDE = 0.01
 LEVEL_WIDE = 0.002
-"""A level search bisects between incumbent and bound while they are more than this apart (relative), with
-``LEVEL_BOX`` of the time left; undecided, the step halves (as for P(rho) rounds). Measured (10 x 10, 60 s,
-two runs side by side at load 5, 21 CPU s each): seed 0 found R* = 217.479 and proved 218.274 (0.37%) where
-targets just above the incumbent (``WIDE`` = 1%, the rule before) reached 215.040 / 220.656 (2.61%). An
-earlier measurement (240 s at load 6, slower nodes, no time box) had found nothing at 0.2%."""
-LEVEL_BOX = 0.3
+"""A level search's target bisects between incumbent and bound while they are more than this apart
+(relative; P(rho) rounds use ``WIDE``). Measured (10 x 10, 60 s of CPU clock, ``benchmarks.throughput_10x10
+--cpu-clock``): seed 0 found R* = 217.479 and proved 218.274 (0.37%), seed 2 found 195.283 and proved
+196.633 (0.69%), where targets just above the incumbent once the bound was within 1% (``WIDE``, the rule
+before) reached 215.040 / 220.656 (2.61%) and 195.089 / 200.684 (2.87%). Time-boxing the bisecting searches
+(30% of the time left without a new incumbent, then a nearer target) lost seed 2's proof (2.77%): a
+restarted tree throws its work away. (An earlier measurement, 240 s at load 6 with nodes half as fast,
+had found nothing at 0.2%.)"""
 BISECT = 0.5
 """While the bound is more than WIDE above the incumbent, rho = incumbent + BISECT (bound - incumbent)."""
 BOX = 0.25
@@ -268,21 +270,14 @@ def solve(
             status, message = "time_limit", "time limit reached"
             break
         if branching_now:  # a level search: proves its target out of reach, raising the incumbent on the way
-            patience = None
-            if deadline is not None and _bisecting(best, upper, reach, LEVEL_WIDE):  # a bisection target: boxed
-                patience = max(LEVEL_BOX * (deadline - now), MIN_BOX)
             searched = _level_round(
-                inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns, patience
+                inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns
             )
             columns = searched.last
-            improved = searched.best > best
-            if improved:
+            if searched.best > best:
                 incumbent, best, reach = searched.counts, searched.best, BISECT
             if searched.proven:
                 upper, reach = min(upper, searched.rho), BISECT
-                continue
-            if patience is not None and time.perf_counter() < deadline:  # no progress in its box: a nearer target
-                reach = BISECT if improved else reach / 2
                 continue
             if deadline is not None and time.perf_counter() >= deadline:
                 status, message = "time_limit", "time limit reached"
@@ -471,7 +466,7 @@ def _bisecting(best: float, upper: float, reach: float, wide: float = WIDE) -> b
 
 def _target(best: float, upper: float, reach: float, gap: float) -> float:
     """The next rate a level search decides: bisection while the bound is more than ``LEVEL_WIDE`` away,
-    else within the gap (a bisecting search is time-boxed by ``LEVEL_BOX``, :func:`solve`)."""
+    else within the gap."""
     bisect = _bisecting(best, upper, reach, LEVEL_WIDE)
     return best + reach * (upper - best) if bisect else best * (1 + gap / 2)
 
@@ -489,7 +484,6 @@ def _level_round(
     workers: int,
     stats: dict[str, Any],
     columns: config_bound.ConfigurationLP | None,
-    patience: float | None = None,
 ) -> level_search.LevelSearch:
     """One level search (:mod:`.level_search`) at the rate :func:`_target` gives, its leaves P(rho) on
     boxes of levels (:func:`_round` with ``within``)."""
@@ -511,7 +505,6 @@ def _level_round(
         deadline,
         columns,
         improve=improve,
-        patience=patience,
     )
     record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": len(boxes["rounds"])}
     record["status"] = "infeasible" if searched.proven else "time_limit"

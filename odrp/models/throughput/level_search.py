@@ -31,8 +31,7 @@ ranges only shrink as the rate grows), the node being processed is evaluated aga
 
 **Search.** Depth first: memory stays small and leaves, hence incumbents, come early. Each node's LP
 starts from its parent's columns that still fit; the root from the caller's (the configuration
-bound's last LP, or the previous search's). With ``patience`` the search gives up (unproven) after
-that long without a new incumbent; the caller then tries a target nearer the incumbent.
+bound's last LP, or the previous search's).
 
 **Node work** (stop 15). The pricing knapsack drops every option that another option of the same
 component dominates (no more instances, no more grid weight, at least the profit; before, only options
@@ -116,18 +115,12 @@ def search(
     deadline: float | None = None,
     columns: ConfigurationLP | None = None,
     improve: Callable[[Counts], Counts] | None = None,
-    patience: float | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
     after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
     ``columns``: an LP whose configurations start the root's (the configuration bound's last one);
-    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher);
-    ``patience``: stop (unproven) after this many seconds without a new incumbent (None: the deadline only)."""
+    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher)."""
     start = time.perf_counter()
-    given = deadline
-    if patience is not None:
-        stall = start + patience
-        deadline = stall if deadline is None else min(deadline, stall)
     stats = SearchStats()
     rho = next_rho(best)
     last = columns
@@ -170,9 +163,6 @@ def search(
             if found is not None and rate(inst, found) > best:
                 best, counts = rate(inst, found), found
                 stats.incumbents.append(best)
-                if patience is not None:  # progress: the patience starts again (never past the caller's deadline)
-                    renewed = time.perf_counter() + patience
-                    deadline = renewed if given is None else min(given, renewed)
                 rho = max(rho, next_rho(best))
                 stack.append((node, lp))  # the same node at the higher rate
                 continue
