@@ -41,10 +41,12 @@ in rho (a placement that sustains rho sustains every smaller rate).
    While the bound is far (more than ``WIDE``), rho bisects between incumbent and bound; the first
    time such a round ends undecided, the bound is lowered by bisection on the configuration LP
    (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``), and
-   from then on every round is a *level search* (:mod:`.level_search`, all the time left: branch
-   and bound over the instance counts with the configuration LP at every node): it proves the
-   target rate out of reach (the new bound) or raises the incumbent on the way and goes on at the
-   target above it; the tree is rebuilt only when the target falls after a proof.
+   from then on every round is a *level search* (:mod:`.level_search`: branch and bound over the
+   instance counts with the configuration LP at every node): it proves the target rate out of reach
+   (the new bound) or raises the incumbent on the way and goes on at the target above it (all the
+   time left). Its targets bisect between incumbent and bound while they are more than
+   ``LEVEL_WIDE`` apart, then lie just above the incumbent; the tree is rebuilt only when the target
+   falls after a proof.
    The incumbent rate strictly increases over a finite set of placements, so the search ends, and it
    ends only with an infeasibility proof: the answer is the optimum, not the best of a sweep.
 4. On a time limit: the incumbent, the best proven bound (R_up, or the lowest rho proven
@@ -136,6 +138,15 @@ ROUNDING_SCALES = (1.0, 1.5, 2.0, 3.0)
 PAIR_BOUNDS_UP_TO = 400
 """Bound every x_cw by the fluid LP (one LP per pair) when components x machines is at most this."""
 WIDE = 0.01
+LEVEL_WIDE = 0.002
+"""A level search's target bisects between incumbent and bound while they are more than this apart
+(relative; P(rho) rounds use ``WIDE``). Measured (10 x 10, 60 s of CPU clock, ``benchmarks.throughput_10x10
+--cpu-clock``): seed 0 found R* = 217.479 and proved 218.274 (0.37%), seed 2 found 195.283 and proved
+196.633 (0.69%), where targets just above the incumbent once the bound was within 1% (``WIDE``, the rule
+before) reached 215.040 / 220.656 (2.61%) and 195.089 / 200.684 (2.87%). Time-boxing the bisecting searches
+(30% of the time left without a new incumbent, then a nearer target) lost seed 2's proof (2.77%): a
+restarted tree throws its work away. (An earlier measurement, 240 s at load 6 with nodes half as fast,
+had found nothing at 0.2%.)"""
 BISECT = 0.5
 """While the bound is more than WIDE above the incumbent, rho = incumbent + BISECT (bound - incumbent)."""
 BOX = 0.25
@@ -343,7 +354,10 @@ def _levels(
 ) -> tuple[list[list[int]], list[list[int]] | None] | None:
     """The instance counts worth trying at rho, and caps on the instances of c on w (None: no caps).
 
-    ``fixed``: N_c = fixed[c]; ``within``: N_c in the range within[c] (a box of the level search)."""
+    ``fixed``: N_c = fixed[c]; ``within``: N_c in the range within[c] (a box of the level search). A box
+    gets no caps: 100 LPs per box cost more than they save CP-SAT (measured, 10 x 10 seed 2, a level search
+    at 195.0 for 40 s wall: 298 nodes / 113 leaves in 14.6 CPU s without caps, 344 / 133 in 23.8 CPU s
+    with caps from the fluid LP with the box imposed; leaves 7.3 s against 17.8 s; both found 195.283)."""
     ranges = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
     if fixed is not None:
         ranges = [(fixed[c], fixed[c]) if lo <= fixed[c] <= hi else (1, 0) for c, (lo, hi) in enumerate(ranges)]
@@ -353,7 +367,7 @@ def _levels(
     if fluid_levels and all(lo <= hi for lo, hi in ranges):
         if any(lo < hi for lo, hi in ranges):
             ranges = bounds.fluid_count_ranges(inst, rho, ranges)
-        if inst.n_components * inst.n_machines <= PAIR_BOUNDS_UP_TO:
+        if within is None and inst.n_components * inst.n_machines <= PAIR_BOUNDS_UP_TO:
             caps = bounds.fluid_pair_bounds(inst, rho)
             if caps is None:
                 return None
@@ -448,17 +462,16 @@ def _pattern_round(
     return _RoundResult(run.status, None, run.message)
 
 
-def _bisecting(best: float, upper: float, reach: float) -> bool:
-    """Whether the bound is far enough (more than ``WIDE``) to bisect between incumbent and bound."""
-    return upper > best * (1 + WIDE) and reach * (upper - best) > WIDE * best
+def _bisecting(best: float, upper: float, reach: float, wide: float = WIDE) -> bool:
+    """Whether the bound is far enough (more than ``wide``) to bisect between incumbent and bound."""
+    return upper > best * (1 + wide) and reach * (upper - best) > wide * best
 
 
 def _target(best: float, upper: float, reach: float, gap: float) -> float:
-    """The next rate a level search decides: bisection while the bound is far, else within the gap.
-
-    Measured: bisecting further (to 0.2% instead of ``WIDE``) put the target of 10 x 10 seeds 0 and 2
-    next to R*, where the search neither found nor proved anything in 240 s (load 6)."""
-    return best + reach * (upper - best) if _bisecting(best, upper, reach) else best * (1 + gap / 2)
+    """The next rate a level search decides: bisection while the bound is more than ``LEVEL_WIDE`` away,
+    else within the gap."""
+    bisect = _bisecting(best, upper, reach, LEVEL_WIDE)
+    return best + reach * (upper - best) if bisect else best * (1 + gap / 2)
 
 
 def _level_round(

