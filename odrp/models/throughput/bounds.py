@@ -20,7 +20,7 @@ import numpy as np
 
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
-from odrp.solvers import _c_stdout_silenced, run_highspy
+from odrp.solvers import c_stdout_silenced, run_highspy
 
 
 def fluid_model(
@@ -129,7 +129,7 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     highs.setOptionValue("output_flag", False)
     wide = [c for c, (lo, hi) in enumerate(ranges) if lo < hi]
     out = list(ranges)
-    with _c_stdout_silenced():
+    with c_stdout_silenced():
         if not wide:
             return out if lp_optimum(highs, "min") is not INFEASIBLE else [(1, 0)] * inst.n_components
         previous: list[int] = []
@@ -183,7 +183,7 @@ def fluid_pair_bounds(inst: ThroughputInstance, rate: float) -> list[list[int]] 
     highs.setOptionValue("output_flag", False)
     out = [[0] * inst.n_machines for _ in range(inst.n_components)]
     previous: list[int] = []
-    with _c_stdout_silenced():
+    with c_stdout_silenced():
         for (c, w), col in x.items():
             if inst.count_bound(c, w) == 0:
                 continue

@@ -50,7 +50,7 @@ import numpy as np
 from odrp.models.throughput.bounds import count_range, fluid_count_ranges, lp_optimum
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
-from odrp.solvers import _c_stdout_silenced
+from odrp.solvers import c_stdout_silenced
 
 GRID = 2000
 """Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
@@ -295,7 +295,7 @@ def _master(pricing: _Pricing, columns: list[list[dict[tuple[int, int], int]]]):
     rows = {key: model.row(row, lower=0.0) for key, row in link.items()}
     highs = model.to_highs()
     highs.setOptionValue("output_flag", False)
-    with _c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
+    with c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
         objective = lp_optimum(highs, "min")
     if not isinstance(objective, float):
         raise RuntimeError(f"configuration LP master: {highs.modelStatusToString(highs.getModelStatus())}")
