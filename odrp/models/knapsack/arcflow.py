@@ -67,7 +67,12 @@ the graph:
   choice of items: with L at the optimum, as on the m = 10, n = 60 SMALL instances, every class is
   fixed in or out. :func:`candidate_sets` lists every multiset of copies a solution worth theta may
   pack: within the class bounds, worth at least theta, weighing at most C, and meeting the rows the
-  stage model adds (surrogate and rho brackets, cardinality). When there are at most ``SET_LIMIT``,
+  stage model adds (surrogate and rho brackets, cardinality); the listing (depth first over the
+  classes the bounds leave open) drops a partial set as soon as the open classes cannot, within the
+  weight left, lift its profit, surrogate or rho value to the row's floor (suffix tables of exact
+  bounded knapsacks over those classes, so only sets that cannot qualify are dropped; before these
+  tables the listing stopped at ``SET_VISITS`` on 0U_M020_N0060_seed09 at the threshold 24 274, where
+  55 sets qualify). When there are at most ``SET_LIMIT``,
   they are tried best first, each by the exact bin completion of :mod:`.packing` (all copies of the
   set into the m knapsacks; gap budget from gamma). The argument: every solution worth >= theta packs
   one of the listed sets. So the first set that packs is the best solution worth >= theta, hence
