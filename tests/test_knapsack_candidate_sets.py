@@ -107,7 +107,7 @@ def test_too_many_sets_give_none():
     allowed = np.array([[0, 1]] * 4)
     assert arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, limit=10) is None
     assert len(arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, limit=16)) == 16
-    # worth >= 9 within weight 10: {4,3,2} (9), {4,3,2,1} (10), {4,3,1}... (8) no: 9 and 10 only -> two sets
+    # worth >= 9 (weight = profit here, total capacity 10): all four (10) and {4, 3, 2} (9); the next, {4, 3, 1}, is 8
     assert [n.tolist() for n in arcflow.candidate_sets(mkp, bound, allowed, 9.0, 10.0)] == [[1, 1, 1, 1], [1, 1, 1, 0]]
 
 
