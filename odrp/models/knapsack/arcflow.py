@@ -67,7 +67,12 @@ the graph:
   choice of items: with L at the optimum, as on the m = 10, n = 60 SMALL instances, every class is
   fixed in or out. :func:`candidate_sets` lists every multiset of copies a solution worth theta may
   pack: within the class bounds, worth at least theta, weighing at most C, and meeting the rows the
-  stage model adds (surrogate and rho brackets, cardinality). When there are at most ``SET_LIMIT``,
+  stage model adds (surrogate and rho brackets, cardinality); the listing (depth first over the
+  classes the bounds leave open) drops a partial set as soon as the open classes cannot, within the
+  weight left, lift its profit, surrogate or rho value to the row's floor (suffix tables of exact
+  bounded knapsacks over those classes, so only sets that cannot qualify are dropped; before these
+  tables the listing stopped at ``SET_VISITS`` on 0U_M020_N0060_seed09 at the threshold 24 274, where
+  55 sets qualify). When there are at most ``SET_LIMIT``,
   they are tried best first, each by the exact bin completion of :mod:`.packing` (all copies of the
   set into the m knapsacks; gap budget from gamma). The argument: every solution worth >= theta packs
   one of the listed sets. So the first set that packs is the best solution worth >= theta, hence
@@ -132,6 +137,8 @@ SET_LIMIT = 256
 """The packing step runs when at most this many item sets can be worth the threshold..."""
 SET_VISITS = 200_000
 """... and listing them takes at most this many partial sets."""
+SUFFIX_TABLE_LIMIT = 2_000_000
+"""Largest (free classes x room) table :func:`candidate_sets` prunes its listing with (per value row)."""
 PACKING_SHARE = 0.5
 """Share of the time left that the packing step may take before the stage goes to HiGHS."""
 QUICK_REFILL_SECONDS = 1.0
@@ -731,19 +738,30 @@ def candidate_sets(
     free = [c for c in range(mkp.n) if hi[c] > lo[c]]
     need = theta - mkp.free_profit - float(mkp.profit @ lo) - TOL  # profit the free classes must add
     room = mkp.total - int(mkp.weight @ lo)
-    gain = np.array([(hi[c] - lo[c]) * mkp.profit[c] for c in free])
-    reachable = np.r_[np.cumsum(gain[::-1])[::-1], 0.0]  # the most the free classes from i on can add
+    if room < 0:
+        return []
+    # the profit floor and the value rows the stage model adds, as "the free classes must add at least ..."
+    rows: list[tuple[np.ndarray, float]] = [(mkp.profit, need)]
+    if bound.beta is not None:
+        rows.append((bound.beta, bound.surrogate - delta - TOL - float(bound.beta @ lo)))
+    rows.append((bound.rho, float(mkp.count @ np.maximum(bound.rho, 0.0)) - delta - TOL - float(bound.rho @ lo)))
+    width = room + 1 if (len(free) + 1) * (room + 1) <= SUFFIX_TABLE_LIMIT else 1
+    reach = [_suffix_tables(mkp, values, free, hi - lo, width) for values, _ in rows]
     found: list[np.ndarray] = []
     extra = np.zeros(mkp.n, dtype=int)
     visits = [0]
 
-    def enumerate_from(i: int, value: float, weight: int) -> bool:
+    def enumerate_from(i: int, values: tuple[float, ...], weight: int) -> bool:
         """Extend ``extra`` over free classes i..; False once more than ``limit`` sets are found (or the
-        enumeration has visited ``SET_VISITS`` partial sets)."""
+        enumeration has visited ``SET_VISITS`` partial sets). A partial set is dropped when the free
+        classes from i on, within the weight left, cannot lift one of its values to its row's floor."""
         visits[0] += 1
         if visits[0] > SET_VISITS:
             return False
-        if weight > room or value + reachable[i] < need:
+        if weight > room:
+            return True
+        left = min(room - weight, width - 1)
+        if any(v + table[i, left] < floor for v, table, (_, floor) in zip(values, reach, rows, strict=True)):
             return True
         if i == len(free):
             found.append(lo + extra)
@@ -751,12 +769,13 @@ def candidate_sets(
         c = free[i]
         for t in range(int(hi[c] - lo[c]) + 1):
             extra[c] = t
-            if not enumerate_from(i + 1, value + t * mkp.profit[c], weight + t * int(mkp.weight[c])):
+            added = tuple(v + t * float(r[c]) for v, (r, _) in zip(values, rows, strict=True))
+            if not enumerate_from(i + 1, added, weight + t * int(mkp.weight[c])):
                 return False
         extra[c] = 0
         return True
 
-    if not enumerate_from(0, 0.0, 0):
+    if not enumerate_from(0, tuple(0.0 for _ in rows), 0):
         return None
 
     def admissible(n: np.ndarray) -> bool:
@@ -770,6 +789,24 @@ def candidate_sets(
     sets = [n for n in found if admissible(n)]
     sets.sort(key=lambda n: -float(mkp.profit @ n))
     return sets
+
+
+def _suffix_tables(mkp: Mkp, values: np.ndarray, free: list[int], copies: np.ndarray, width: int) -> np.ndarray:
+    """table[i, u]: the most ``values`` the free classes free[i:] (at most ``copies`` of each) add within
+    weight u, u < width (a bounded knapsack, dynamic programming; negative values are never taken).
+    width 1: one column, the sum of every positive value (no weight limit; for rooms too large to tabulate)."""
+    table = np.zeros((len(free) + 1, width))
+    for i in range(len(free) - 1, -1, -1):
+        c = free[i]
+        row = table[i + 1].copy()
+        w, v = int(mkp.weight[c]), float(values[c])
+        if v > 0 and width == 1:
+            row += int(copies[c]) * v
+        elif v > 0:
+            for _ in range(min(int(copies[c]), (width - 1) // w)):
+                np.maximum(row[w:], row[: width - w] + v, out=row[w:])
+        table[i] = row
+    return table
 
 
 @dataclass
