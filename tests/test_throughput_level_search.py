@@ -40,8 +40,10 @@ def _optimal_counts(inst):
     return best, counts
 
 
+@pytest.mark.parametrize("radius", [0, 1])  # leaves decided on their vector alone, or on a box around it first
 @pytest.mark.parametrize("seed", range(8))
-def test_search_from_a_poor_start_reaches_the_brute_force_optimum(seed):
+def test_search_from_a_poor_start_reaches_the_brute_force_optimum(seed, radius, monkeypatch):
+    monkeypatch.setattr(level_search, "RADIUS", radius)
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
     out = level_search.search(inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2))

@@ -70,8 +70,13 @@ from odrp.problems.throughput import Counts, ThroughputInstance, rate
 Ranges = list[tuple[int, int]]
 BoxSolver = Callable[[float, Ranges, float | None], tuple[str, Counts | None]]
 """solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c."""
-RADIUS = 1
-"""At a leaf vector v, P(rho) is first solved on the box v +- RADIUS (within the node)."""
+RADIUS = 0
+"""At a leaf vector v, P(rho) is first solved on the box v +- RADIUS (within the node); 0: on v alone.
+Measured (issue 3k, the proof at R* (1 + 5e-7) on 10 x 10 seed 0, ``benchmarks.throughput_10x10 --proof``,
+load 0.3-2.4): radius 1 took 1,153 nodes and 88.9 CPU s (52 boxes, CP-SAT 0.74 s each: 38% of the time),
+radius 0 1,499 nodes and 58.0 CPU s (a vector's P(rho) decides fast; the extra children fall to the
+node LP); radius 2 1,261 nodes, 88.9 CPU s. The 60 s runs of seeds 0 and 2 end at the same incumbents
+and bounds."""
 BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
