@@ -184,8 +184,8 @@ def test_large_instance_takes_the_configuration_bound_first():
     assert stats["start_rate"] >= max(stats["hetero_greedy"], stats["fluid_rounding"] or 0.0)
     # under a time limit the improvement search takes the time left after the configuration bound
     assert stats["improve"]["start"] == pytest.approx(stats["start_rate"], rel=1e-12)
-    assert stats["count_descent"]["lps"] >= 1  # the descent runs first (the packing gets what time it leaves)
     assert result.objective >= stats["improve"]["rate"] * (1 - 1e-12) >= stats["start_rate"] * (1 - 1e-12)
-    # the descent on counts runs first; the packing at perturbed counts starts from its placement
+    # the descent on counts runs first; the packing at perturbed counts starts from its placement (how many
+    # LPs the descent gets depends on the machine's load: what it finds is tested without a deadline above)
     assert stats["count_descent"]["rate"] >= stats["start_rate"] * (1 - 1e-12)
     assert stats["improve"]["rate"] >= stats["count_descent"]["rate"] * (1 - 1e-12)
