@@ -18,8 +18,8 @@ THROUGHPUT = KINDS["throughput"]
 SHAPES = ("linear", "diamond", "star", "dag")
 
 
-def brute_force(inst: ThroughputInstance, fixed: dict[int, int] | None = None) -> tuple[float | None, int]:
-    """(best R over every placement, number of feasible placements), written apart from the models.
+def feasible_placements(inst: ThroughputInstance, fixed: dict[int, int] | None = None):
+    """(R, per-machine count vectors) of every feasible placement, written apart from the models.
 
     Every component gets every vector of per-machine counts with 0..max_tasks on each machine (at
     least one instance; exactly ``fixed[c]`` when given); the evaluator scores every combination.
@@ -31,15 +31,16 @@ def brute_force(inst: ThroughputInstance, fixed: dict[int, int] | None = None) -
         if fixed is not None:
             vectors = [v for v in vectors if sum(v) == fixed[c]]
         per_component.append(vectors)
-    best, feasible = None, 0
     for combo in itertools.product(*per_component):
-        counts = [{w: k for w, k in enumerate(v) if k} for v in combo]
-        ev = evaluate_counts(inst, counts)
+        ev = evaluate_counts(inst, [{w: k for w, k in enumerate(v) if k} for v in combo])
         if ev.feasible:
-            feasible += 1
-            if best is None or ev.objective > best:
-                best = ev.objective
-    return best, feasible
+            yield ev.objective, combo
+
+
+def brute_force(inst: ThroughputInstance, fixed: dict[int, int] | None = None) -> tuple[float | None, int]:
+    """(best R over every placement, number of feasible placements): :func:`feasible_placements`."""
+    rates = [r for r, _ in feasible_placements(inst, fixed)]
+    return (max(rates) if rates else None), len(rates)
 
 
 def tiny(seed: int) -> ThroughputInstance:

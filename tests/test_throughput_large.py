@@ -77,15 +77,21 @@ def test_improvement_search_finds_the_missing_instance_by_hand():
     assert stats["improvements"] >= 1 and stats["tries"] == 200
 
 
+def weak_start(seed: int):
+    """A tiny instance, its brute-force optimum R* and a weak start: the packing at a quarter of R*."""
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    start = packing.counts_at(inst, 0.25 * optimum)
+    assert start is not None
+    return inst, optimum, start
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_improvement_search_never_goes_below_its_start_nor_above_the_optimum(seed):
     # From a weak start (the packing at a quarter of R*), the search returns a feasible placement whose
     # rate is at least the start's and at most the brute-force optimum; a packing with a perturbed order
     # that fits at rho sustains rho.
-    inst = tiny(seed)
-    optimum, _ = brute_force(inst)
-    start = packing.counts_at(inst, 0.25 * optimum)
-    assert start is not None
+    inst, optimum, start = weak_start(seed)
     for tries in (1, 50):
         found, _ = improve.search(inst, start, None, seed=seed, max_tries=tries)
         assert evaluate_counts(inst, found).feasible
@@ -139,10 +145,7 @@ def test_count_descent_never_goes_below_its_start_nor_above_the_optimum(seed):
     # From a weak start (the packing at a quarter of R*): a feasible placement between the start and the
     # brute-force optimum. A dive's placement at rho fills no machine beyond rho's load by more than half a
     # grid unit per task (the rounding of its weights).
-    inst = tiny(seed)
-    optimum, _ = brute_force(inst)
-    start = packing.counts_at(inst, 0.25 * optimum)
-    assert start is not None
+    inst, optimum, start = weak_start(seed)
     found, _ = count_descent.search(inst, start, None, seed=seed)
     assert evaluate_counts(inst, found).feasible
     assert rate(inst, start) <= rate(inst, found) <= optimum * (1 + 1e-9)

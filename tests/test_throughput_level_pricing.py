@@ -9,8 +9,7 @@ import random
 import pytest
 
 from odrp.models.throughput import bounds, config_bound
-from odrp.problems.throughput import evaluate_counts
-from tests.test_throughput_exact import tiny
+from tests.test_throughput_exact import feasible_placements, tiny
 
 
 def _enumerated_best(pricing: config_bound._Pricing, t: int, u: dict[tuple[int, int], float]) -> float:
@@ -57,15 +56,7 @@ def test_dominance_across_counts_by_hand():
 def test_fluid_ranges_hold_every_sustaining_placement(seed):
     # every placement (brute force) that sustains rho has counts inside the narrowed ranges
     inst = tiny(seed)
-    per_component = []
-    for _ in range(inst.n_components):
-        vectors = itertools.product(*(range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)))
-        per_component.append([v for v in vectors if sum(v) >= 1])
-    rates = []
-    for combo in itertools.product(*per_component):
-        ev = evaluate_counts(inst, [{w: k for w, k in enumerate(v) if k} for v in combo])
-        if ev.feasible:
-            rates.append((ev.objective, [sum(v) for v in combo]))
+    rates = [(r, [sum(v) for v in combo]) for r, combo in feasible_placements(inst)]
     optimum = max(r for r, _ in rates)
     for rho in (0.5 * optimum, 0.9 * optimum, optimum):
         wide = [bounds.count_range(inst, c, rho) for c in range(inst.n_components)]
@@ -82,15 +73,7 @@ def test_pair_caps_hold_every_sustaining_placement(seed):
     # the caps on x_cw of P(rho) (the fluid LP's max X_cw at R = rho): every placement (brute force)
     # that sustains rho respects them; above the fluid bound there are none (None)
     inst = tiny(seed)
-    per_component = []
-    for _ in range(inst.n_components):
-        vectors = itertools.product(*(range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)))
-        per_component.append([v for v in vectors if sum(v) >= 1])
-    placements = []
-    for combo in itertools.product(*per_component):
-        ev = evaluate_counts(inst, [{w: k for w, k in enumerate(v) if k} for v in combo])
-        if ev.feasible:
-            placements.append((ev.objective, combo))
+    placements = list(feasible_placements(inst))
     optimum = max(r for r, _ in placements)
     for rho in (0.6 * optimum, optimum):
         caps = bounds.fluid_pair_bounds(inst, rho)
