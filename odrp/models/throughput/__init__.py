@@ -124,6 +124,15 @@ gets the rest (at 20 x 30 it decided no round in 60 s, undecided rounds at 1,300
 LARGE_CONFIG_FIRST = 0.75
 """The first rate that bisection tries, as a fraction of the way from the incumbent to the bound (measured at
 20 x 30 seeds 0-2: the configuration bound 2.3-2.9% below the fluid bound, 5-7% above the incumbent)."""
+FINE_GRID = 20_000
+"""Pricing grid of the configuration bound's refinement above ``CONFIG_UP_TO`` (the bisection runs on
+``config_bound.GRID``, 2,000 units: up to about 0.5% of a machine's capacity lost to rounding at 10 tasks)."""
+FINE_BOX = 0.3
+"""Share of the time left after the coarse bisection that the fine grid's refinement may take."""
+FINE_STEP = 1e-3
+"""First step (relative) of the refinement below the coarse bound."""
+FINE_PRECISION = 1e-4
+"""The refinement stops when its step is below this (relative)."""
 IMPROVE_SEED = 0
 """Seed of the improvement search (:mod:`.improve`) that takes the time left above ``CONFIG_UP_TO`` under a
 time limit, instead of P(rho) rounds that decided nothing there (20 x 30: 1,300-2,900 levels)."""
@@ -253,6 +262,8 @@ def solve(
         box = None if deadline is None else now + LARGE_CONFIG_BOX * (deadline - now)
         lowered = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION, first=LARGE_CONFIG_FIRST)
         upper = min(upper, lowered[0])
+        stats["config_coarse_s"] = time.perf_counter() - now
+        upper = _fine_config_bound(inst, best, upper, lowered[1], deadline, stats)
         if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
             incumbent, best = _improved(inst, incumbent, deadline, stats)
     if config_lp is None:
@@ -592,6 +603,25 @@ def _packing_start(inst: ThroughputInstance, incumbent: Counts, upper: float) ->
     found = polish.reinsert(inst, found)
     found_rate = rate(inst, found)
     return (found, found_rate) if found_rate > rate(inst, incumbent) else (incumbent, found_rate)
+
+
+def _fine_config_bound(
+    inst: ThroughputInstance,
+    best: float,
+    upper: float,
+    last: config_bound.ConfigurationLP | None,
+    deadline: float | None,
+    stats: dict[str, Any],
+) -> float:
+    """The configuration bound ``upper`` (coarse grid) lowered on the fine grid ``FINE_GRID`` by
+    :func:`.config_bound.refine`, within ``FINE_BOX`` of the time left; ``last``: the coarse bisection's
+    last LP, whose columns start the fine one."""
+    now = time.perf_counter()
+    stats["config_coarse"] = upper
+    box = None if deadline is None else now + FINE_BOX * (deadline - now)
+    refined, _ = config_bound.refine(inst, best, upper, box, FINE_GRID, FINE_STEP, FINE_PRECISION, last)
+    stats["config_fine_s"] = time.perf_counter() - now
+    return min(upper, refined)
 
 
 def _improved(
