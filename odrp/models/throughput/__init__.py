@@ -619,7 +619,10 @@ def _fine_config_bound(
     now = time.perf_counter()
     stats["config_coarse"] = upper
     box = None if deadline is None else now + FINE_BOX * (deadline - now)
-    refined, _ = config_bound.refine(inst, best, upper, box, FINE_GRID, FINE_STEP, FINE_PRECISION, last)
+    stats["config_fine"] = []
+    refined, _ = config_bound.refine(
+        inst, best, upper, box, FINE_GRID, FINE_STEP, FINE_PRECISION, last, stats["config_fine"]
+    )
     stats["config_fine_s"] = time.perf_counter() - now
     return min(upper, refined)
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import highspy
 import numpy as np
@@ -397,6 +398,7 @@ def refine(
     step: float,
     precision: float,
     previous: ConfigurationLP | None = None,
+    log: list[dict[str, Any]] | None = None,
 ) -> tuple[float, ConfigurationLP | None]:
     """Lower a bound ``high`` (refuted on a coarser grid) on ``grid``: try high (1 - step); refuted, it is
     the new ``high`` and the next try is a step below it; else the step halves (and a rate this grid
@@ -405,15 +407,21 @@ def refine(
     Refutations are found early in column generation and feasible LPs only at its end, so tries just
     below a bound (where the finer grid decides) cost less than a bisection from ``low``, most of whose
     rates the LP cannot refute. Every LP starts from the previous one's columns (``previous``: e.g. the
-    last LP of the coarse bisection), weights recomputed on this grid. Returns the bound and the last LP.
+    last LP of the coarse bisection), weights recomputed on this grid. Returns the bound and the last LP;
+    ``log`` gets every LP's rate, verdict, iterations and seconds.
     """
     while step >= precision and (deadline is None or time.perf_counter() < deadline):
         rho = high * (1 - step)
         if rho <= low:
             step /= 2
             continue
+        begin = time.perf_counter()
         previous = ConfigurationLP(inst, rho, previous, grid=grid)
         verdict = previous.refutes(deadline)
+        if log is not None:
+            log.append(
+                {"rho": rho, "refuted": verdict, "iterations": previous.iterations, "s": time.perf_counter() - begin}
+            )
         if verdict is True:
             high = rho
         else:
