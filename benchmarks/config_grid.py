@@ -3,6 +3,7 @@
     python -m benchmarks.config_grid                         # both tables, seeds 0-2, grids 2000 / 20000
     python -m benchmarks.config_grid --part lp --grids 2000 5000 10000 20000
     python -m benchmarks.config_grid --part threshold --seeds 1
+    python -m benchmarks.config_grid --part lp --warm-master      # masters re-solved from their last basis
 
 ``lp``: one configuration LP from scratch (:class:`~odrp.models.throughput.config_bound.ConfigurationLP`)
 at 1.00999 times the best incumbent known (``INCUMBENTS``, README "#### 20 x 30"): refuting it meets the
@@ -101,7 +102,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--grids", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--size", default="20x30", help="components x machines")
+    parser.add_argument("--warm-master", action="store_true", help="re-solve masters from their last basis")
     args = parser.parse_args()
+    config_bound.WARM_MASTER = args.warm_master
     size = tuple(map(int, args.size.split("x")))
     if args.part in ("lp", "all"):
         lp_table(args.seeds, args.grids, size)  # type: ignore[arg-type]

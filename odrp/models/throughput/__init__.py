@@ -27,7 +27,8 @@ in rho (a placement that sustains rho sustains every smaller rate).
    get the packing search only before their first level search, step 3),
    as the warm start, or, without one, a solution of P(0) (P(0) infeasible: no placement fits the
    overheads, the instance is infeasible). Above ``CONFIG_UP_TO`` components x machines the
-   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho); under a time
+   configuration LP's bisection replaces the pattern LP and runs here, before any P(rho), then steps its
+   bound down on a finer pricing grid (``FINE_GRID``: :func:`.config_bound.refine`); under a time
    limit the time left then goes to the improvement searches (:mod:`.count_descent`: descent on the
    instance counts scored by the configuration LP at fixed counts, placements by diving on it; then
    :mod:`.improve`: packing at perturbed instance counts) instead of P(rho) rounds, which decide nothing
