@@ -127,6 +127,9 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     model, _, x = fluid_model(inst, rate, ranges)
     highs = model.to_highs()
     highs.setOptionValue("output_flag", False)
+    # primal simplex: a new objective leaves the last basis primal feasible, so each LP goes on from it
+    # (measured, 20 x 30 seed 2, five rates: 4.0 CPU s with HiGHS's default dual simplex, 0.4 s; same ranges)
+    highs.setOptionValue("simplex_strategy", 4)
     wide = [c for c, (lo, hi) in enumerate(ranges) if lo < hi]
     out = list(ranges)
     with c_stdout_silenced():
