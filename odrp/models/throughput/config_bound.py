@@ -61,11 +61,11 @@ GRID = 2000
 MAX_ITERATIONS = 300
 WARM_MASTER = False
 """Re-solve the master from its previous basis (True) or from the slack basis (False, as a model built afresh).
-Measured (20 x 30, one LP at 1.00999 x the incumbent, ``benchmarks.config_grid``-style, load 5-10): the warm
-basis solves each master in a few simplex iterations, but its duals price worse columns: 45 column generation
-steps against 23-24 on seed 2 (20,000 units: 16.9 against 9.1 CPU s), 23 against 15-16 on seed 1 (12.2
-against 8.2-9.7 s); on 2,000 units 21-44 steps against 10-23 over seeds 0-2. The pricing, not the master,
-takes most of the time (2/3 to 9/10), so fewer steps win."""
+Measured (``python -m benchmarks.config_grid --part lp [--warm-master]``: 20 x 30 seeds 0-2, one LP at 1.00999 x
+the incumbent, load 6.5-9): the warm basis makes each master 3-7 times cheaper (0.12-0.32 CPU s in all against
+0.55-1.07), but its duals price worse columns: 12-45 column generation steps against 9-24, and 2.0-14.6 CPU s
+per LP against 2.0-8.8 (seed 2 on 20,000 units: 45 steps, 14.6 s against 24 steps, 8.8 s). The pricing takes
+most of the time (70-90%), so fewer steps win."""
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
 POSITIVE = 1e-12
@@ -410,13 +410,13 @@ def refine(
     the new ``high`` and the next try is a step below it; else the step halves (and a rate this grid
     cannot refute bounds the tries from below), until the step is below ``precision`` or ``deadline``.
 
-    A finer grid refutes only a little more (measured at 20 x 30: 0.04-0.07% lower than 2,000 units on
-    20,000), so the tries stay just below the bound rather than bisecting from ``low``. Every LP starts
-    from the previous one's columns (``previous``: e.g. the last LP of the coarse bisection), weights
-    recomputed on this grid: then few column generation steps remain (20 x 30 seed 2: one step for each
-    rate not refuted, whose carried columns already fit, three for the rate refuted; five LPs in 5.8 CPU s
-    where one LP from scratch on 20,000 units takes 9). Returns the bound and the last LP; ``log`` gets
-    every LP's rate, verdict, iterations and seconds.
+    A finer grid refutes only a little more (measured at 20 x 30 seeds 0-2: 0.04-0.09% lower on 20,000
+    units than on 2,000), so the tries stay just below the bound rather than bisecting from ``low``. Every
+    LP starts from the previous one's columns (``previous``: e.g. the last LP of the coarse bisection),
+    weights recomputed on this grid: then few column generation steps remain (20 x 30 seeds 0-2: 1-6 steps
+    per LP, the carried columns often fit at once; 4-5 LPs in 2.1-5.9 CPU s, where one LP from scratch on
+    20,000 units takes 6-9). Returns the bound and the last LP; ``log`` gets every LP's rate, verdict,
+    iterations and seconds.
     """
     while step >= precision and (deadline is None or time.perf_counter() < deadline):
         rho = high * (1 - step)
