@@ -133,7 +133,7 @@ falls by 0.04-0.09% (seed 2: 151.584 -> 151.520, within 1% of its incumbent 150.
 costs 2-4 times the coarse one, so the bisection stays coarse and only its last steps are fine."""
 FINE_BOX = 0.3
 """Share of the time left after the coarse bisection that the fine grid's refinement may take (measured at
-20 x 30 with 60 CPU s: it took 2.1-5.9 s, 4-9% of that time, and the improvement search after it reached the
+20 x 30 with 60 CPU s: it took 2.1-5.9 s, 3-10% of that time, and the improvement search after it reached the
 same incumbents as without it)."""
 FINE_STEP = 1e-3
 """First step (relative) of the refinement below the coarse bound."""
