@@ -378,11 +378,10 @@ def bisect(
     precision: float = 1e-7,
     first: float = 0.5,
     grid: int = GRID,
-    previous: ConfigurationLP | None = None,
 ) -> tuple[float, ConfigurationLP | None]:
     """:func:`upper_bound` and the last LP it solved (its columns start later LPs); the first rate tried is
-    ``first`` of the way from ``low`` to ``high`` (then halves). ``previous``: an LP whose columns start
-    the first one (e.g. the last LP of a bisection on a coarser grid)."""
+    ``first`` of the way from ``low`` to ``high`` (then halves)."""
+    previous = None
     for step in range(steps):
         if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
             break
