@@ -106,6 +106,7 @@ class Workers:
         self.processes = processes
         self.box = box
         self.procs: list[subprocess.Popen] = []
+        self.ready: set[int] = set()
         self.selector = selectors.DefaultSelector()
         self._finalizer = weakref.finalize(self, _kill, self.procs)
 
@@ -131,22 +132,31 @@ class Workers:
             _send(proc.stdin, (self.inst, self.box, settings))  # type: ignore[arg-type]
             self.selector.register(proc.stdout, selectors.EVENT_READ, proc)  # type: ignore[arg-type]
 
+    def warm(self) -> None:
+        """Wait until every worker has imported its modules and read the instance (for benchmarks)."""
+        while len(self.ready) < len(self.procs):
+            self.receive(None)
+
     def send(self, proc: subprocess.Popen, task: tuple) -> None:
         _send(proc.stdin, task)  # type: ignore[arg-type]
 
     def receive(self, timeout: float | None) -> tuple[subprocess.Popen, Any] | None:
-        """The next answer of any worker (None: none within ``timeout`` seconds)."""
+        """The next answer of any worker (None: none within ``timeout`` seconds). A worker's first message
+        says it is ready; it is recorded (``ready``) and returned as None."""
         for key, _ in self.selector.select(timeout):
             proc = key.data
             try:
-                answer = _receive(proc.stdout)
+                kind, answer, cpu = _receive(proc.stdout)
             except EOFError:
                 code = proc.poll()
                 raise RuntimeError(f"a level-search worker exited (code {code})") from None
-            if answer[0] == "error":
-                raise RuntimeError(f"a level-search worker failed:\n{answer[1]}")
-            _reported[proc.pid] = answer[2]
-            return proc, answer[1]
+            if kind == "error":
+                raise RuntimeError(f"a level-search worker failed:\n{answer}")
+            _reported[proc.pid] = cpu
+            if kind == "ready":
+                self.ready.add(proc.pid)
+                return None
+            return proc, answer
         return None
 
     def stop(self, procs: list[subprocess.Popen]) -> None:
@@ -201,7 +211,7 @@ def search(
                     workers.send(proc, (tree.rho, node, plain, left))
                     in_flight[proc.pid] = (proc, node, parent)
             answer = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
-            if answer is None:
+            if answer is None:  # the deadline, or a worker that became ready
                 continue
             proc, result = answer
             _, node, parent = in_flight.pop(proc.pid)
@@ -247,6 +257,7 @@ def main(parent: int) -> None:
     if settings["cpu_clock"]:
         time.perf_counter = time.process_time
     solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
+    _send(answers, ("ready", None, time.process_time()))
     while True:
         try:
             rho, node, parent, left = _receive(tasks)
