@@ -118,9 +118,6 @@ class Workers:
 
     def start(self) -> None:
         """Start the missing workers (non-blocking: they import while the caller goes on)."""
-        from odrp.models.throughput import level_search
-
-        settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
         while len(self.procs) < self.processes:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "odrp.models.throughput.parallel", str(os.getpid())],
@@ -129,8 +126,21 @@ class Workers:
                 stderr=subprocess.DEVNULL,
             )
             self.procs.append(proc)
-            _send(proc.stdin, (self.inst, self.box, settings))  # type: ignore[arg-type]
             self.selector.register(proc.stdout, selectors.EVENT_READ, proc)  # type: ignore[arg-type]
+            self._load(proc)
+
+    def use(self, inst: ThroughputInstance) -> None:
+        """Evaluate nodes of ``inst`` from now on (idle workers only: between searches)."""
+        self.inst = inst
+        self.ready.clear()
+        for proc in self.procs:
+            self._load(proc)
+
+    def _load(self, proc: subprocess.Popen) -> None:
+        from odrp.models.throughput import level_search
+
+        settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
+        _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
     def warm(self) -> None:
         """Wait until every worker has imported its modules and read the instance (for benchmarks)."""
@@ -164,6 +174,7 @@ class Workers:
         for proc in procs:
             self.selector.unregister(proc.stdout)
             self.procs.remove(proc)
+            self.ready.discard(proc.pid)
         _kill(procs)
 
     def close(self) -> None:
@@ -208,7 +219,7 @@ def search(
                     node, parent = tree.stack.pop()
                     left = None if deadline is None else deadline - now
                     plain = None if parent is None else Columns(parent.columns)
-                    workers.send(proc, (tree.rho, node, plain, left))
+                    workers.send(proc, ("node", tree.rho, node, plain, left))
                     in_flight[proc.pid] = (proc, node, parent)
             answer = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
             if answer is None:  # the deadline, or a worker that became ready
@@ -244,7 +255,8 @@ def _die_with(parent: int) -> None:
 
 
 def main(parent: int) -> None:
-    """A worker: read the instance, then (rho, node, columns, seconds left) tasks until end of file."""
+    """A worker: read an instance, then (rho, node, columns, seconds left) tasks until end of file; a new
+    instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
     answers = os.fdopen(os.dup(1), "wb")
@@ -252,20 +264,24 @@ def main(parent: int) -> None:
     tasks = sys.stdin.buffer
     from odrp.models.throughput import _box_solver, _improver, level_search
 
-    inst, (solver, symmetry, cp_workers), settings = _receive(tasks)
-    level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
-    if settings["cpu_clock"]:
-        time.perf_counter = time.process_time
-    solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
-    _send(answers, ("ready", None, time.process_time()))
+    real_clock = time.perf_counter
+    inst = solve_box = improve = None
     while True:
         try:
-            rho, node, parent, left = _receive(tasks)
+            message = _receive(tasks)
         except EOFError:
             return
+        if message[0] == "instance":
+            inst, (solver, symmetry, cp_workers), settings = message[1:]
+            level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
+            time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
+            solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
+            _send(answers, ("ready", None, time.process_time()))
+            continue
+        rho, node, columns, left = message[1:]
         deadline = None if left is None else time.perf_counter() + left
         try:
-            result = evaluate(inst, rho, node, parent, solve_box, improve, deadline)
+            result = evaluate(inst, rho, node, columns, solve_box, improve, deadline)  # type: ignore[arg-type]
             result.columns = Columns(result.columns.columns)
             _send(answers, ("ok", result, time.process_time()))
         except Exception:
