@@ -73,9 +73,9 @@ def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: 
     print(f"uptime: {uptime()}\n")
     print(
         "| 10 x 10 seed | processes | R(x) | rho | proven | nodes | pruned | leaves | boxes refuted | clock s "
-        "| wall s | CPU s | of which parent | nodes / wall s | nodes / CPU s |"
+        "| wall s | CPU s | of which parent | nodes / wall s | nodes / CPU s | a worker idle s |"
     )
-    print("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
         inst = random_case(seed, 10, 10)
         counts = parse_solution(inst, json.loads((solutions / f"10x10-seed{seed}.json").read_text()))
@@ -97,7 +97,7 @@ def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: 
         print(
             f"| {seed} | {processes} | {best:.6f} | {searched.rho:.6f} | {'yes' if searched.proven else 'no'} | "
             f"{s.nodes} | {s.pruned} | {s.leaves} | {s.boxes_refuted} | {clock:.1f} | {wall:.1f} | {cpu:.1f} | "
-            f"{own:.1f} | {s.nodes / wall:.1f} | {s.nodes / cpu:.1f} |",
+            f"{own:.1f} | {s.nodes / wall:.1f} | {s.nodes / cpu:.1f} | {s.starved:.1f} |",
             flush=True,
         )
     print(f"\nuptime: {uptime()}")

@@ -109,6 +109,8 @@ class SearchStats:
     processes: int = 1
     again: int = 0
     """Nodes evaluated again: a worker's answer at a rate that had since risen, not a refutation (parallel)."""
+    starved: float = 0.0
+    """Seconds during which some worker had no node (the stack was empty; parallel)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)

@@ -221,7 +221,10 @@ def search(
                     plain = None if parent is None else Columns(parent.columns)
                     workers.send(proc, ("node", tree.rho, node, plain, left))
                     in_flight[proc.pid] = (proc, node, parent)
-            answer = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
+            waiting = time.perf_counter()
+            answer = workers.receive(None if deadline is None else max(0.0, deadline - waiting))
+            if len(in_flight) < workers.processes:  # a worker had no node to evaluate
+                tree.stats.starved += time.perf_counter() - waiting
             if answer is None:  # the deadline, or a worker that became ready
                 continue
             proc, result = answer
