@@ -49,7 +49,7 @@ def table(seeds: list[int], time_limit: float, processes: int, solutions: Path |
     print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
         result, seconds, cpu = timed(
-            random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, processes=processes
+            random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, options={"processes": processes}
         )
         if solutions is not None:
             solutions.mkdir(parents=True, exist_ok=True)

@@ -33,6 +33,11 @@ ranges only shrink as the rate grows), the node being processed is evaluated aga
 starts from its parent's columns that still fit; the root from the caller's (the configuration
 bound's last LP, or the previous search's).
 
+**Two drivers, one node** (stop 16). :func:`evaluate` decides one node at a rate and :class:`Tree` applies
+the decision (stack, incumbent, rate); :func:`search` alternates them in this process, and
+:func:`.parallel.search` hands the nodes to worker processes, where a node may be decided at a rate
+below the current one (the argument that this keeps the proof is in :mod:`.parallel`).
+
 **Node work** (stop 15). The pricing knapsack drops every option that another option of the same
 component dominates (no more instances, no more grid weight, at least the profit; before, only options
 with the same instance count were compared): about 1,050 options per class and pricing fell to 220 at
