@@ -34,7 +34,7 @@ starts from its parent's columns that still fit; the root from the caller's (the
 bound's last LP, or the previous search's).
 
 **Two drivers, one node** (stop 16). :func:`evaluate` decides one node at a rate and :class:`Tree` applies
-the decision (stack, incumbent, rate); :func:`search` alternates them in this process, and
+the decision (open nodes, incumbent, rate); :func:`search` alternates them in this process, and
 :func:`.parallel.search` hands the nodes to worker processes, where a node may be decided at a rate
 below the current one (the argument that this keeps the proof is in :mod:`.parallel`).
 
@@ -63,6 +63,7 @@ are degenerate, n u_cn = min_m m u_cm for most levels, so it narrowed 170 nodes 
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from collections.abc import Callable
@@ -115,7 +116,7 @@ class SearchStats:
     again: int = 0
     """Nodes evaluated again: a worker's answer at a rate that had since risen, not a refutation (parallel)."""
     starved: float = 0.0
-    """Seconds during which some worker had no node (the stack was empty; parallel)."""
+    """Seconds during which some worker had no node (none was open; parallel)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -205,8 +206,18 @@ def evaluate(
     return NodeResult(rho, "split", lp, [second, first], undecided_lp=undecided_lp)
 
 
+TreePath = tuple[int, ...]
+"""A node's place in the tree: its parent's path and its index among the parent's children."""
+
+
 class Tree:
-    """The stack of open nodes, the incumbent and the rate: what the search knows between nodes."""
+    """The open nodes, the incumbent and the rate: what the search knows between nodes.
+
+    The open nodes are kept in depth-first order by their paths (a child of p gets p + (i,), the last
+    child explored first): :meth:`pop` takes the greatest path, which is the top of a depth-first stack.
+    With one process this is that stack; with several, a node whose answer comes late still has its
+    children explored where depth-first search would explore them, so the tree is searched in the same
+    order whatever the timing (a worker takes the next node of that order: a look-ahead)."""
 
     def __init__(
         self,
@@ -225,9 +236,15 @@ class Tree:
         self.stats = SearchStats(processes=processes)
         self.start = time.perf_counter()
         root = [(1, max(1, count_range(inst, c, self.rho)[1])) for c in range(inst.n_components)]
-        self.stack: list[tuple[Ranges, HasColumns | None]] = [(root, columns)]
+        self.open: list[tuple[TreePath, Ranges, HasColumns | None]] = [((), root, columns)]
 
-    def take(self, node: Ranges, parent: HasColumns | None, result: NodeResult) -> bool:
+    def pop(self) -> tuple[TreePath, Ranges, HasColumns | None]:
+        return self.open.pop()
+
+    def _push(self, path: TreePath, node: Ranges, parent: HasColumns | None) -> None:
+        bisect.insort(self.open, (path, node, parent), key=lambda entry: entry[0])
+
+    def take(self, path: TreePath, node: Ranges, parent: HasColumns | None, result: NodeResult) -> bool:
         """Apply what ``node`` (evaluated at ``result.rho`` <= ``self.rho``) decided; False: the search must
         stop unproven (a leaf undecided, or a placement the solver accepted at rho that is not above the
         incumbent). A refutation at a lower rate holds at this one (a placement that sustains rho
@@ -241,7 +258,7 @@ class Tree:
             stats.pruned += 1
             return True
         if result.verdict == "again":
-            self.stack.append((node, parent))
+            self._push(path, node, parent)
             return True
         stats.undecided += result.undecided_lp
         stats.leaves += result.leaf
@@ -252,17 +269,18 @@ class Tree:
                 self.best, self.counts = found, result.found
                 stats.incumbents.append(found)
                 self.rho = max(self.rho, self.next_rho(found))
-                self.stack.append((node, result.columns))  # the same node at the higher rate
+                self._push(path, node, result.columns)  # the same node at the higher rate
                 return True
         if result.verdict in ("found", "undecided"):
             if stale:
                 stats.again += 1
-                self.stack.append((node, result.columns))
+                self._push(path, node, result.columns)
                 return True
             return False
         if result.verdict == "refuted":
             stats.boxes_refuted += 1
-        self.stack.extend((child, result.columns) for child in result.children)
+        for i, child in enumerate(result.children):
+            self._push((*path, i), child, result.columns)
         return True
 
     def outcome(self, proven: bool) -> LevelSearch:
@@ -286,12 +304,12 @@ def search(
     ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher).
     One process; :func:`.parallel.search` runs the same nodes on worker processes."""
     tree = Tree(inst, best, counts, next_rho, columns)
-    while tree.stack:
+    while tree.open:
         if deadline is not None and time.perf_counter() > deadline:
             return tree.outcome(False)
-        node, parent = tree.stack.pop()
+        path, node, parent = tree.pop()
         result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline)
-        if not tree.take(node, parent, result):
+        if not tree.take(path, node, parent, result):
             return tree.outcome(False)
     return tree.outcome(True)
 

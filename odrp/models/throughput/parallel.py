@@ -1,7 +1,9 @@
 """The level search (:mod:`.level_search`) on several cores: worker processes evaluate its nodes.
 
-**Design.** The parent keeps the tree (:class:`.level_search.Tree`: the stack of open nodes, the
-incumbent and the rate rho) and hands nodes, depth first, to ``processes`` worker processes. A worker
+**Design.** The parent keeps the tree (:class:`.level_search.Tree`: the open nodes in depth-first
+order, the incumbent and the rate rho) and hands the next nodes of that order to ``processes`` worker
+processes (the second worker looks ahead: it takes the node depth-first search would take after the
+first one's subtree; a late answer's children still go where depth-first search puts them). A worker
 evaluates one node exactly as the one-process search does (:func:`.level_search.evaluate`: the node's
 configuration LP from its parent's columns, then the leaf's P(rho) on CP-SAT, or the split) and sends
 back its verdict, the children's ranges, the LP's columns (they start the children's LPs) and any
@@ -30,7 +32,7 @@ at the current rate rho >= rho_e:
   is evaluated again at rho (``stats.again``).
 
 So the tree, together with the nodes in flight, always covers every count vector that may sustain rho,
-and the proof (R* < rho) holds only when the stack is empty **and** no node is in flight.
+and the proof (R* < rho) holds only when no node is open **and** none is in flight.
 
 **Lifetime.** :class:`Workers` is a context manager: on exit (a result, the deadline, an exception,
 Ctrl-C) it kills and reaps every worker. A level search that stops with nodes in flight (deadline,
@@ -61,7 +63,7 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
-from odrp.models.throughput.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, evaluate
+from odrp.models.throughput.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, TreePath, evaluate
 from odrp.problems.throughput import Counts, ThroughputInstance
 
 PROCESSES = 2
@@ -203,24 +205,23 @@ def search(
     """:func:`.level_search.search` with the nodes evaluated by ``workers`` (started here if needed)."""
     workers.start()
     tree = Tree(inst, best, counts, next_rho, columns, workers.processes)
-    in_flight: dict[int, tuple[subprocess.Popen, Ranges, HasColumns | None]] = {}
+    in_flight: dict[int, tuple[subprocess.Popen, TreePath, Ranges, HasColumns | None]] = {}
     proven = False
     try:
         while True:
-            if not tree.stack and not in_flight:
+            if not tree.open and not in_flight:
                 proven = True
                 break
             now = time.perf_counter()
             if deadline is not None and now > deadline:
                 break
-            busy = {proc.pid for proc, _, _ in in_flight.values()}
             for proc in workers.procs:
-                if proc.pid not in busy and tree.stack:
-                    node, parent = tree.stack.pop()
+                if proc.pid not in in_flight and tree.open:
+                    path, node, parent = tree.pop()
                     left = None if deadline is None else deadline - now
                     plain = None if parent is None else Columns(parent.columns)
                     workers.send(proc, ("node", tree.rho, node, plain, left))
-                    in_flight[proc.pid] = (proc, node, parent)
+                    in_flight[proc.pid] = (proc, path, node, parent)
             waiting = time.perf_counter()
             answer = workers.receive(None if deadline is None else max(0.0, deadline - waiting))
             if len(in_flight) < workers.processes:  # a worker had no node to evaluate
@@ -228,11 +229,11 @@ def search(
             if answer is None:  # the deadline, or a worker that became ready
                 continue
             proc, result = answer
-            _, node, parent = in_flight.pop(proc.pid)
-            if not tree.take(node, parent, result):
+            _, path, node, parent = in_flight.pop(proc.pid)
+            if not tree.take(path, node, parent, result):
                 break
     finally:
-        workers.stop([proc for proc, _, _ in in_flight.values()])
+        workers.stop([proc for proc, *_ in in_flight.values()])
     return tree.outcome(proven)
 
 
