@@ -59,6 +59,8 @@ def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, n
         two = parallel.search(inst, 0.0, None, nodes, lambda best, t=target: max(best, t))
         one = level_search.search(inst, 0.0, None, _boxes(inst), lambda best, t=target: max(best, t))
         assert two.proven == one.proven == proven
+        if proven:  # one rate, no incumbent: every node is decided as in one process, the same tree
+            assert two.stats.nodes == one.stats.nodes and two.stats.pruned == one.stats.pruned
         if not proven:  # R* >= target: the search finds a placement at least there and proves next_rho(it)
             assert two.best >= target and one.best >= target
 
@@ -143,3 +145,24 @@ def test_workers_die_with_a_parent_that_is_killed(tmp_path):
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+def test_open_nodes_are_taken_in_depth_first_order_whatever_order_answers_come_in():
+    """Root split into A (explored second) and B (first); two workers take B then A (look-ahead). A's answer
+    comes first, yet B's children must come before A's, last child first: the serial depth-first order."""
+    inst = tiny(0)
+    tree = level_search.Tree(inst, 0.0, None, lambda best: 1.0, None, processes=2)
+    columns = level_search.Columns([[] for _ in inst.machine_classes])
+
+    def split(path, node, children):
+        result = level_search.NodeResult(1.0, "split", columns, children)
+        assert tree.take(path, node, None, result)
+
+    path, node, _ = tree.pop()
+    assert path == ()
+    split(path, node, [[(1, 1)], [(2, 2)]])  # children in stack order: (2, 2) is explored first
+    b, a = tree.pop(), tree.pop()
+    assert (b[0], b[1], a[0], a[1]) == ((1,), [(2, 2)], (0,), [(1, 1)])
+    split(a[0], a[1], [[(1, 1)], [(1, 1)]])  # A answers first: its children (0, 0) and (0, 1)
+    split(b[0], b[1], [[(2, 2)], [(2, 2)]])  # then B: (1, 0) and (1, 1)
+    assert [tree.pop()[0] for _ in range(4)] == [(1, 1), (1, 0), (0, 1), (0, 0)]
