@@ -4,6 +4,7 @@
     python -m benchmarks.throughput_10x10 --seeds 0 2 --time-limit 120 --solutions out/10x10
     python -m benchmarks.throughput_10x10 --cpu-clock        # deadlines on this process's CPU clock
     python -m benchmarks.throughput_10x10 --cpu-clock --seeds 0 --proof out/10x10 --time-limit 200
+    python -m benchmarks.throughput_10x10 --processes 1        # the level search in this process
 
 ``--proof DIR``: only the last proof, the level search at R(x) (1 + 5e-7) started from the placement x
 in ``DIR/10x10-seed{seed}.json`` (written by ``--solutions``; at R*, this is the proof of optimality
@@ -12,7 +13,13 @@ the 60 s runs do not finish), through the exact method's own level round; prints
 ``--cpu-clock`` replaces ``time.perf_counter`` by ``time.process_time`` before the run, so that the
 method's deadlines count the CPU seconds it got: on a shared machine that is what a quiet machine's 60
 s would give (CP-SAT's own limits stay in wall seconds; a leaf it stops early can end a run as
-``feasible`` instead of ``time_limit``).
+``feasible`` instead of ``time_limit``). With ``--processes`` P > 1 the clock is this process's CPU
+plus the level-search workers' CPU divided by P (:func:`odrp.models.throughput.parallel.worker_cpu_seconds`;
+the workers count their own deadlines on their CPU clock): the wall time of a quiet machine with P
+cores if the workers never wait for a node, so optimistic by the time they do.
+
+``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
+before stop 16). The tables report the level search's nodes per wall second and per CPU second.
 
 Prints a markdown table: status, incumbent, bound, gap, the level search's nodes and leaves,
 and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the
@@ -22,24 +29,28 @@ and wall and CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), wi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
 
-from benchmarks.throughput import cpu_seconds, random_case, timed, uptime
+from benchmarks.throughput import random_case, timed, uptime
 from odrp.models import throughput as exact_throughput
+from odrp.models.throughput import parallel
 from odrp.problems.throughput import parse_solution, rate
 
 
-def table(seeds: list[int], time_limit: float, solutions: Path | None = None) -> None:
+def table(seeds: list[int], time_limit: float, processes: int, solutions: Path | None = None) -> None:
     print(f"uptime: {uptime()}\n")
     print(
-        "| 10 x 10 seed | status | verified | R (incumbent) | bound | gap | config bound | level-search nodes | leaves "
-        "| wall s | CPU s |"
+        "| 10 x 10 seed | processes | status | verified | R (incumbent) | bound | gap | config bound "
+        "| level-search nodes | leaves | wall s | CPU s |"
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
-        result, seconds, cpu = timed(random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit)
+        result, seconds, cpu = timed(
+            random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, options={"processes": processes}
+        )
         if solutions is not None:
             solutions.mkdir(parents=True, exist_ok=True)
             (solutions / f"10x10-seed{seed}.json").write_text(json.dumps(result.solution))
@@ -47,32 +58,46 @@ def table(seeds: list[int], time_limit: float, solutions: Path | None = None) ->
         searches = [r["level_search"] for r in stats["rounds"] if "level_search" in r]
         count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves")}
         print(
-            f"| {seed} | {result.status} | {'yes' if result.verified else 'NO'} | {result.objective:.3f} | "
-            f"{result.bound:.3f} | {100 * result.gap:.2f}% | "
+            f"| {seed} | {processes} | {result.status} | {'yes' if result.verified else 'NO'} | "
+            f"{result.objective:.3f} | {result.bound:.3f} | {100 * result.gap:.2f}% | "
             f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {seconds:.1f} | {cpu:.1f} |",
             flush=True,
         )
     print(f"\nuptime: {uptime()}")
 
 
-def proof_table(seeds: list[int], time_limit: float, solutions: Path) -> None:
-    """The level search at R(x) (1 + 5e-7) from each seed's saved placement x (gap 1e-6: the final target)."""
+def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: Path) -> None:
+    """The level search at R(x) (1 + 5e-7) from each seed's saved placement x (gap 1e-6: the final target).
+    Workers are started and imported before the clocks start; CPU s: this process's and the workers' (as
+    they report it with every answer)."""
     print(f"uptime: {uptime()}\n")
-    print("| 10 x 10 seed | R(x) | rho | proven | nodes | pruned | leaves | boxes refuted | wall s | CPU s |")
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| 10 x 10 seed | processes | R(x) | rho | proven | nodes | pruned | leaves | boxes refuted | clock s "
+        "| wall s | CPU s | of which parent | nodes / wall s | nodes / CPU s | a worker idle s |"
+    )
+    print("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
         inst = random_case(seed, 10, 10)
         counts = parse_solution(inst, json.loads((solutions / f"10x10-seed{seed}.json").read_text()))
         best = rate(inst, counts)
-        start, cpu = time.perf_counter(), cpu_seconds()
-        searched = exact_throughput._level_round(
-            inst, best, counts, best * (1 + 1e-6), 0.5, 1e-6, "cpsat", start + time_limit, True, 1, {"rounds": []}, None
-        )
+        nodes = parallel.Workers(inst, processes, ("cpsat", True, 1)) if processes > 1 else None
+        if nodes is not None:
+            nodes.start()
+            nodes.warm()
+        wall, clock, own = time.time(), time.perf_counter(), time.process_time()
+        cpu = own + parallel.worker_cpu_seconds()  # the workers' CPU as they reported it
+        with nodes or contextlib.nullcontext():
+            searched = exact_throughput._level_round(
+                inst, best, counts, best * (1 + 1e-6), 0.5, 1e-6, "cpsat", clock + time_limit, True, 1,
+                {"rounds": []}, None, nodes,
+            )  # fmt: skip
+        wall, clock, own = time.time() - wall, time.perf_counter() - clock, time.process_time() - own
+        cpu = time.process_time() + parallel.worker_cpu_seconds() - cpu
         s = searched.stats
         print(
-            f"| {seed} | {best:.6f} | {searched.rho:.6f} | {'yes' if searched.proven else 'no'} | {s.nodes} | "
-            f"{s.pruned} | {s.leaves} | {s.boxes_refuted} | {time.perf_counter() - start:.1f} | "
-            f"{cpu_seconds() - cpu:.1f} |",
+            f"| {seed} | {processes} | {best:.6f} | {searched.rho:.6f} | {'yes' if searched.proven else 'no'} | "
+            f"{s.nodes} | {s.pruned} | {s.leaves} | {s.boxes_refuted} | {clock:.1f} | {wall:.1f} | {cpu:.1f} | "
+            f"{own:.1f} | {s.nodes / wall:.1f} | {s.nodes / cpu:.1f} | {s.starved:.1f} |",
             flush=True,
         )
     print(f"\nuptime: {uptime()}")
@@ -85,14 +110,22 @@ def main() -> None:
     parser.add_argument("--solutions", type=Path, default=None, help="write each incumbent's solution JSON here")
     parser.add_argument("--cpu-clock", action="store_true", help="deadlines on the process CPU clock")
     parser.add_argument("--proof", type=Path, default=None, help="only the final proof from DIR/10x10-seed{seed}.json")
+    parser.add_argument(
+        "--processes", type=int, default=parallel.PROCESSES, help="worker processes of the level search"
+    )
     args = parser.parse_args()
     if args.cpu_clock:
-        time.perf_counter = time.process_time
-        print("--cpu-clock: deadlines and the 'wall s' column on the process CPU clock\n")
+        processes = args.processes if args.processes > 1 else 1
+        time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / processes
+        parallel.CPU_CLOCK = True
+        print(
+            "--cpu-clock: deadlines and the 'wall s' column (the proof table's 'clock s') on the CPU clock: this "
+            f"process's CPU + the level-search workers' CPU / {processes}\n"
+        )
     if args.proof is not None:
-        proof_table(args.seeds, args.time_limit, args.proof)
+        proof_table(args.seeds, args.time_limit, args.processes, args.proof)
     else:
-        table(args.seeds, args.time_limit, args.solutions)
+        table(args.seeds, args.time_limit, args.processes, args.solutions)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ The reported objective is the exact rate of the incumbent placement (the evaluat
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -82,6 +83,7 @@ from odrp.models.throughput import (
     improve,
     level_search,
     packing,
+    parallel,
     pattern_bound,
     patterns,
     polish,
@@ -201,6 +203,7 @@ def solve(
     config_lp: bool | None = None,
     warm_start: dict[str, Any] | None = None,
     branching: bool = True,
+    processes: int = parallel.PROCESSES,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
@@ -212,7 +215,50 @@ def solve(
     (:mod:`.level_search`). ``search_start``: start from the best of
     hetero_greedy and the rounded fluid LP (:func:`_warm_start`); ``warm_start``: a feasible solution
     JSON, the incumbent when it beats that start (the search only ever needs a placement's exact rate).
+    ``processes``: worker processes of the level searches (:mod:`.parallel`; 1: in this process). They
+    start when the first level search becomes likely and are killed when ``solve`` returns or raises.
     """
+    if processes < 1:
+        raise ValueError(f"processes must be at least 1, got {processes}")
+    nodes = parallel.Workers(inst, processes, (solver, symmetry, workers)) if processes > 1 else None
+    with nodes or contextlib.nullcontext():
+        return _solve(
+            inst,
+            solver=solver,
+            time_limit=time_limit,
+            mip_gap=mip_gap,
+            fixed_instances=fixed_instances,
+            search_start=search_start,
+            symmetry=symmetry,
+            fluid_levels=fluid_levels,
+            workers=workers,
+            formulation=formulation,
+            pattern_lp=pattern_lp,
+            config_lp=config_lp,
+            warm_start=warm_start,
+            branching=branching,
+            nodes=nodes,
+        )
+
+
+def _solve(
+    inst: ThroughputInstance,
+    solver: str = SOLVER,
+    time_limit: float | None = None,
+    mip_gap: float = DEFAULT_MIP_GAP,
+    fixed_instances: dict[int, int] | None = None,
+    search_start: bool = True,
+    symmetry: bool = True,
+    fluid_levels: bool = True,
+    workers: int = 1,
+    formulation: str = "auto",
+    pattern_lp: bool = True,
+    config_lp: bool | None = None,
+    warm_start: dict[str, Any] | None = None,
+    branching: bool = True,
+    nodes: parallel.Workers | None = None,
+) -> ExactOutcome:
+    """:func:`solve`, the nodes of its level searches on the worker processes ``nodes`` (None: in this process)."""
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
     if formulation not in FORMULATIONS:
@@ -281,7 +327,7 @@ def solve(
     spurious = 0
     reach = BISECT
     branching_now = False
-    columns: config_bound.ConfigurationLP | None = None  # the last configuration LP: its columns start the next
+    columns: level_search.HasColumns | None = None  # the last configuration LP: its columns start the next
     while True:
         if best > 0 and relative_gap(best, upper, "max") <= gap:  # type: ignore[operator]
             break
@@ -291,7 +337,7 @@ def solve(
             break
         if branching_now:  # a level search: proves its target out of reach, raising the incumbent on the way
             searched = _level_round(
-                inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns
+                inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns, nodes
             )
             columns = searched.last
             if searched.best > best:
@@ -328,6 +374,8 @@ def solve(
             if bisecting and result.status == "time_limit":  # undecided: try a rate nearer the incumbent
                 if config_lp and best > 0:  # first, once: the configuration LP may refute rates here
                     config_lp = False
+                    if nodes is not None and branching and fixed_instances is None:
+                        nodes.start()  # the level searches follow: the workers import meanwhile
                     now = time.perf_counter()
                     box = None if deadline is None else now + CONFIG_BOX * (deadline - now)
                     lowered, columns = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION)
@@ -503,33 +551,53 @@ def _level_round(
     symmetry: bool,
     workers: int,
     stats: dict[str, Any],
-    columns: config_bound.ConfigurationLP | None,
+    columns: level_search.HasColumns | None,
+    nodes: parallel.Workers | None = None,
 ) -> level_search.LevelSearch:
     """One level search (:mod:`.level_search`) at the rate :func:`_target` gives, its leaves P(rho) on
-    boxes of levels (:func:`_round` with ``within``)."""
-    boxes: dict[str, Any] = {"rounds": []}
+    boxes of levels (:func:`_round` with ``within``); with ``nodes``, its nodes on those worker
+    processes (:mod:`.parallel`)."""
+
+    def next_rho(rate_now: float) -> float:
+        return _target(rate_now, upper, reach, gap)
+
+    if nodes is not None:
+        searched = parallel.search(inst, best, incumbent, nodes, next_rho, deadline, columns)
+        boxes = None
+    else:
+        scratch: dict[str, Any] = {"rounds": []}
+        solve_box = _box_solver(inst, solver, symmetry, workers, scratch)
+        searched = level_search.search(
+            inst, best, incumbent, solve_box, next_rho, deadline, columns, improve=_improver(inst)
+        )
+        boxes = len(scratch["rounds"])
+    record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": boxes}
+    record["status"] = "infeasible" if searched.proven else "time_limit"
+    stats["rounds"].append(record)
+    return searched
+
+
+def _box_solver(
+    inst: ThroughputInstance, solver: str, symmetry: bool, workers: int, scratch: dict[str, Any] | None = None
+) -> level_search.BoxSolver:
+    """The level search's leaf: P(rho) with N_c in box[c] (:func:`_round` with ``within``), its rounds
+    recorded in ``scratch``."""
+    boxes: dict[str, Any] = {"rounds": []} if scratch is None else scratch
 
     def solve_box(rho: float, box: list[tuple[int, int]], limit: float | None) -> tuple[str, Counts | None]:
         result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box)
         return result.status, result.counts
 
+    return solve_box
+
+
+def _improver(inst: ThroughputInstance):
+    """The local search applied to every placement a leaf finds (polish, then block ascent)."""
+
     def improve(counts: Counts) -> Counts:
         return polish.reinsert(inst, polish.polish(inst, counts))
 
-    searched = level_search.search(
-        inst,
-        best,
-        incumbent,
-        solve_box,
-        lambda rate_now: _target(rate_now, upper, reach, gap),
-        deadline,
-        columns,
-        improve=improve,
-    )
-    record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": len(boxes["rounds"])}
-    record["status"] = "infeasible" if searched.proven else "time_limit"
-    stats["rounds"].append(record)
-    return searched
+    return improve
 
 
 def _build_estimate(stats: dict[str, Any], items: int) -> float:

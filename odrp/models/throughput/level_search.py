@@ -33,6 +33,11 @@ ranges only shrink as the rate grows), the node being processed is evaluated aga
 starts from its parent's columns that still fit; the root from the caller's (the configuration
 bound's last LP, or the previous search's).
 
+**Two drivers, one node** (stop 16). :func:`evaluate` decides one node at a rate and :class:`Tree` applies
+the decision (open nodes, incumbent, rate); :func:`search` alternates them in this process, and
+:func:`.parallel.search` hands the nodes to worker processes, where a node may be decided at a rate
+below the current one (the argument that this keeps the proof is in :mod:`.parallel`).
+
 **Node work** (stop 15). The pricing knapsack drops every option that another option of the same
 component dominates (no more instances, no more grid weight, at least the profit; before, only options
 with the same instance count were compared): about 1,050 options per class and pricing fell to 220 at
@@ -58,10 +63,12 @@ are degenerate, n u_cn = min_m m u_cm for most levels, so it narrowed 170 nodes 
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from odrp.models.throughput.bounds import count_range
 from odrp.models.throughput.config_bound import ConfigurationLP
@@ -83,6 +90,19 @@ SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
 
 
+class HasColumns(Protocol):
+    """What a node passes to its children: the configurations of its LP (``ConfigurationLP.columns``)."""
+
+    columns: list[list[dict[tuple[int, int], int]]]
+
+
+@dataclass
+class Columns:
+    """The columns of a node's LP without the LP (what a worker process sends back for the children)."""
+
+    columns: list[list[dict[tuple[int, int], int]]]
+
+
 @dataclass
 class SearchStats:
     nodes: int = 0
@@ -92,6 +112,11 @@ class SearchStats:
     undecided: int = 0
     incumbents: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    processes: int = 1
+    again: int = 0
+    """Nodes evaluated again: a worker's answer at a rate that had since risen, not a refutation (parallel)."""
+    starved: float = 0.0
+    """Seconds during which some worker had no node (none was open; parallel)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -107,8 +132,160 @@ class LevelSearch:
     rho: float
     proven: bool
     stats: SearchStats
-    last: ConfigurationLP | None
-    """The last LP solved (its columns start the next search)."""
+    last: HasColumns | None
+    """The last LP solved, or its columns (they start the next search)."""
+
+
+@dataclass
+class NodeResult:
+    """What the evaluation of one node at ``rho`` decided (:func:`evaluate`)."""
+
+    rho: float
+    verdict: str
+    """``pruned`` (the LP refutes rho on the node), ``again`` (the deadline came before the LP's first
+    master: the node is still to do), ``found`` (a leaf's P(rho) found a placement), ``refuted`` (a
+    leaf's box is infeasible: ``children`` cover the node minus the box), ``undecided`` (a leaf's
+    P(rho) ended without a decision) or ``split`` (``children``: two disjoint ranges)."""
+    columns: HasColumns
+    children: list[Ranges] = field(default_factory=list)
+    """In stack order: the last is explored first."""
+    found: Counts | None = None
+    leaf: bool = False
+    undecided_lp: bool = False
+
+
+def evaluate(
+    inst: ThroughputInstance,
+    rho: float,
+    node: Ranges,
+    parent: HasColumns | None,
+    solve_box: BoxSolver,
+    improve: Callable[[Counts], Counts] | None = None,
+    deadline: float | None = None,
+) -> NodeResult:
+    """The node LP at rho on ``node`` (columns from ``parent``), then the leaf's P(rho) or the split."""
+    lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
+    verdict = lp.refutes(deadline)
+    if verdict is True:
+        return NodeResult(rho, "pruned", lp)
+    levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
+    used = _used_levels(lp, inst.n_components)
+    if not all(used):  # the LP stopped at the deadline before its first master
+        return NodeResult(rho, "again", lp)
+    undecided_lp = False
+    if verdict is None and not all(len(u) == 1 for u in used):
+        undecided_lp = True
+        if all(lo == hi for lo, hi in levels):
+            used = [[lo] for lo, _ in levels]
+    if all(len(u) == 1 for u in used):
+        vector = [u[0] for u in used]
+        near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
+        point = [(n, n) for n in vector]
+        status, found = "time_limit", None
+        if near != point:
+            box_deadline = time.perf_counter() + BOX_SECONDS
+            status, found = solve_box(rho, near, box_deadline if deadline is None else min(deadline, box_deadline))
+        if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
+            near = point
+            status, found = solve_box(rho, point, deadline)
+        if found is not None and improve is not None:
+            found = max((found, improve(found)), key=lambda x: rate(inst, x))
+        if found is not None:
+            return NodeResult(rho, "found", lp, found=found, leaf=True, undecided_lp=undecided_lp)
+        if status != "infeasible":
+            return NodeResult(rho, "undecided", lp, leaf=True, undecided_lp=undecided_lp)
+        children = list(reversed(_outside(levels, near)))
+        return NodeResult(rho, "refuted", lp, children, leaf=True, undecided_lp=undecided_lp)
+    c = max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
+    mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
+    cut = min(max(math.floor(mean), levels[c][0]), levels[c][1] - 1)
+    low = [*levels[:c], (levels[c][0], cut), *levels[c + 1 :]]
+    high = [*levels[:c], (cut + 1, levels[c][1]), *levels[c + 1 :]]
+    weight_low = sum(lp.shares.get((c, n), 0.0) for n in used[c] if n <= cut)
+    first, second = (low, high) if weight_low >= 0.5 else (high, low)
+    return NodeResult(rho, "split", lp, [second, first], undecided_lp=undecided_lp)
+
+
+TreePath = tuple[int, ...]
+"""A node's place in the tree: its parent's path and its index among the parent's children."""
+
+
+class Tree:
+    """The open nodes, the incumbent and the rate: what the search knows between nodes.
+
+    The open nodes are kept in depth-first order by their paths (a child of p gets p + (i,), the last
+    child explored first): :meth:`pop` takes the greatest path, which is the top of a depth-first stack.
+    With one process this is that stack; with several, a node whose answer comes late still has its
+    children explored where depth-first search would explore them, so the tree is searched in the same
+    order whatever the timing (a worker takes the next node of that order: a look-ahead)."""
+
+    def __init__(
+        self,
+        inst: ThroughputInstance,
+        best: float,
+        counts: Counts | None,
+        next_rho: Callable[[float], float],
+        columns: HasColumns | None,
+        processes: int = 1,
+    ) -> None:
+        self.inst = inst
+        self.best, self.counts = best, counts
+        self.next_rho = next_rho
+        self.rho = next_rho(best)
+        self.last = columns
+        self.stats = SearchStats(processes=processes)
+        self.start = time.perf_counter()
+        root = [(1, max(1, count_range(inst, c, self.rho)[1])) for c in range(inst.n_components)]
+        self.open: list[tuple[TreePath, Ranges, HasColumns | None]] = [((), root, columns)]
+
+    def pop(self) -> tuple[TreePath, Ranges, HasColumns | None]:
+        return self.open.pop()
+
+    def _push(self, path: TreePath, node: Ranges, parent: HasColumns | None) -> None:
+        bisect.insort(self.open, (path, node, parent), key=lambda entry: entry[0])
+
+    def take(self, path: TreePath, node: Ranges, parent: HasColumns | None, result: NodeResult) -> bool:
+        """Apply what ``node`` (evaluated at ``result.rho`` <= ``self.rho``) decided; False: the search must
+        stop unproven (a leaf undecided, or a placement the solver accepted at rho that is not above the
+        incumbent). A refutation at a lower rate holds at this one (a placement that sustains rho
+        sustains every lower rate); a found placement or an undecided leaf at a lower rate is looked at
+        again at this one."""
+        stats = self.stats
+        stats.nodes += 1
+        self.last = result.columns
+        stale = result.rho < self.rho
+        if result.verdict == "pruned":
+            stats.pruned += 1
+            return True
+        if result.verdict == "again":
+            self._push(path, node, parent)
+            return True
+        stats.undecided += result.undecided_lp
+        stats.leaves += result.leaf
+        if result.verdict == "found":
+            assert result.found is not None
+            found = rate(self.inst, result.found)
+            if found > self.best:
+                self.best, self.counts = found, result.found
+                stats.incumbents.append(found)
+                self.rho = max(self.rho, self.next_rho(found))
+                self._push(path, node, result.columns)  # the same node at the higher rate
+                return True
+        if result.verdict in ("found", "undecided"):
+            if stale:
+                stats.again += 1
+                self._push(path, node, result.columns)
+                return True
+            return False
+        if result.verdict == "refuted":
+            stats.boxes_refuted += 1
+        for i, child in enumerate(result.children):
+            self._push((*path, i), child, result.columns)
+        return True
+
+    def outcome(self, proven: bool) -> LevelSearch:
+        self.stats.seconds = time.perf_counter() - self.start
+        return LevelSearch(self.best, self.counts, self.rho, proven, self.stats, self.last)
 
 
 def search(
@@ -118,75 +295,23 @@ def search(
     solve_box: BoxSolver,
     next_rho: Callable[[float], float],
     deadline: float | None = None,
-    columns: ConfigurationLP | None = None,
+    columns: HasColumns | None = None,
     improve: Callable[[Counts], Counts] | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;
     after a placement better than the incumbent, the search goes on at max(rho, ``next_rho(best)``).
     ``columns``: an LP whose configurations start the root's (the configuration bound's last one);
-    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher)."""
-    start = time.perf_counter()
-    stats = SearchStats()
-    rho = next_rho(best)
-    last = columns
-    root = [(1, max(1, count_range(inst, c, rho)[1])) for c in range(inst.n_components)]
-    stack: list[tuple[Ranges, ConfigurationLP | None]] = [(root, columns)]
-    while stack:
+    ``improve``: a local search applied to every placement a leaf finds (kept when its rate is higher).
+    One process; :func:`.parallel.search` runs the same nodes on worker processes."""
+    tree = Tree(inst, best, counts, next_rho, columns)
+    while tree.open:
         if deadline is not None and time.perf_counter() > deadline:
-            stats.seconds = time.perf_counter() - start
-            return LevelSearch(best, counts, rho, False, stats, last)
-        node, parent = stack.pop()
-        stats.nodes += 1
-        lp = last = ConfigurationLP(inst, rho, parent, node)
-        verdict = lp.refutes(deadline)
-        if verdict is True:
-            stats.pruned += 1
-            continue
-        levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
-        used = _used_levels(lp, inst.n_components)
-        if not all(used):  # the LP stopped at the deadline before its first master
-            stack.append((node, parent))
-            continue
-        if verdict is None and not all(len(u) == 1 for u in used):
-            stats.undecided += 1
-            if all(lo == hi for lo, hi in levels):
-                used = [[lo] for lo, _ in levels]
-        if all(len(u) == 1 for u in used):
-            stats.leaves += 1
-            vector = [u[0] for u in used]
-            near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
-            point = [(n, n) for n in vector]
-            status, found = "time_limit", None
-            if near != point:
-                box_deadline = time.perf_counter() + BOX_SECONDS
-                status, found = solve_box(rho, near, box_deadline if deadline is None else min(deadline, box_deadline))
-            if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
-                near = point
-                status, found = solve_box(rho, point, deadline)
-            if found is not None and improve is not None:
-                found = max((found, improve(found)), key=lambda x: rate(inst, x))
-            if found is not None and rate(inst, found) > best:
-                best, counts = rate(inst, found), found
-                stats.incumbents.append(best)
-                rho = max(rho, next_rho(best))
-                stack.append((node, lp))  # the same node at the higher rate
-                continue
-            if status != "infeasible":
-                stats.seconds = time.perf_counter() - start
-                return LevelSearch(best, counts, rho, False, stats, last)
-            stats.boxes_refuted += 1
-            stack.extend((child, lp) for child in reversed(_outside(levels, near)))
-            continue
-        c = max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
-        mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
-        cut = min(max(math.floor(mean), levels[c][0]), levels[c][1] - 1)
-        low = [*levels[:c], (levels[c][0], cut), *levels[c + 1 :]]
-        high = [*levels[:c], (cut + 1, levels[c][1]), *levels[c + 1 :]]
-        weight_low = sum(lp.shares.get((c, n), 0.0) for n in used[c] if n <= cut)
-        first, second = (low, high) if weight_low >= 0.5 else (high, low)
-        stack.extend([(second, lp), (first, lp)])
-    stats.seconds = time.perf_counter() - start
-    return LevelSearch(best, counts, rho, True, stats, last)
+            return tree.outcome(False)
+        path, node, parent = tree.pop()
+        result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline)
+        if not tree.take(path, node, parent, result):
+            return tree.outcome(False)
+    return tree.outcome(True)
 
 
 def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
