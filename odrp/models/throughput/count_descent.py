@@ -40,6 +40,7 @@ N_c +- 1 lowers the LP's value above 150.045 (the incumbent's counts lack 0.03 m
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 
@@ -52,6 +53,10 @@ MIN_STEP = 0.0005
 """The search ends when the step falls below this."""
 ZERO = 1e-7
 """An LP value at or below this counts as no machine missing."""
+STALL = 2
+""":func:`restarted` ends after this many searches in a row without a better placement."""
+PAIRS = 6
+"""When no single move lowers the LP's value, the pairs of moves among the ``PAIRS`` best (0: none)."""
 
 
 def search(
@@ -59,9 +64,11 @@ def search(
     counts: Counts,
     deadline: float | None,
     seed: int = 0,
+    levels: list[int] | None = None,
 ) -> tuple[Counts, dict[str, float]]:
     """The best placement found from ``counts`` (a feasible placement) until ``deadline`` (wall clock) or
-    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements."""
+    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements. ``levels``: the
+    counts the first descent starts from (default: those of ``counts``)."""
     rng = random.Random(seed)
     pool = Pool(len(inst.machine_classes))
     best, best_rate = counts, rate(inst, counts)
@@ -71,28 +78,13 @@ def search(
     def live() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
+    start = levels
     while step >= MIN_STEP and live():
         rho = best_rate * (1 + step)
-        levels = [sum(row.values()) for row in best]
+        levels, start = start or [sum(row.values()) for row in best], None
         value = missing(inst, rho, levels, pool, deadline)
         stats["lps"] += 1
-        moved = True
-        while (value is None or value > ZERO) and moved and live():
-            moved = False
-            moves = [(c, d) for c in range(inst.n_components) for d in (-1, 1)]
-            moves += [(c, -(levels[c] // 2)) for c in range(inst.n_components) if levels[c] >= 4]
-            rng.shuffle(moves)
-            for c, d in moves:
-                top = inst.max_instances[c]
-                if levels[c] + d < 1 or (top is not None and levels[c] + d > top) or not live():
-                    continue
-                trial = levels[:]
-                trial[c] += d
-                found = missing(inst, rho, trial, pool, deadline)
-                stats["lps"] += 1
-                if found is not None and (value is None or found < value - 1e-9):
-                    levels, value, moved = trial, found, True
-                    break
+        levels, value = _descend(inst, rho, levels, value, pool, deadline, rng, stats)
         placement = None
         if value is not None and value <= ZERO and live():
             stats["dives"] += 1
@@ -103,6 +95,92 @@ def search(
         else:
             step /= 2
     return best, stats
+
+
+def restarted(
+    inst: ThroughputInstance,
+    counts: Counts,
+    deadline: float | None,
+    seed: int = 0,
+    stall: int = STALL,
+) -> tuple[Counts, dict[str, float]]:
+    """:func:`search` in the move orders ``seed``, ``seed`` + 1, ..., each from the best placement so far (a
+    new pool of configurations each), until ``deadline`` or until ``stall`` searches in a row find nothing
+    better; the best placement and the summed numbers (``searches``: how many ran)."""
+    best, best_rate = counts, rate(inst, counts)
+    total: dict[str, float] = {"searches": 0}
+    idle = 0
+    while idle < stall and (deadline is None or time.perf_counter() < deadline):
+        found, stats = search(inst, best, deadline, seed=seed + int(total["searches"]))
+        total["searches"] += 1
+        for key, value in stats.items():
+            total[key] = total.get(key, 0) + value
+        if rate(inst, found) > best_rate:
+            best, best_rate, idle = found, rate(inst, found), 0
+        else:
+            idle += 1
+    return best, total
+
+
+def _descend(
+    inst: ThroughputInstance,
+    rho: float,
+    levels: list[int],
+    value: float | None,
+    pool: Pool,
+    deadline: float | None,
+    rng: random.Random,
+    stats: dict[str, float],
+) -> tuple[list[int], float | None]:
+    """First-improvement descent on the LP's value at rho from ``levels``: single moves in random order; when
+    none lowers the value, the pairs of the ``PAIRS`` best single moves (on different components)."""
+
+    def live() -> bool:
+        return deadline is None or time.perf_counter() < deadline
+
+    def value_at(trial: list[int]) -> float | None:
+        stats["lps"] += 1
+        return missing(inst, rho, trial, pool, deadline)
+
+    while (value is None or value > ZERO) and live():
+        moves = [(c, d) for c in range(inst.n_components) for d in (-1, 1)]
+        moves += [(c, -(levels[c] // 2)) for c in range(inst.n_components) if levels[c] >= 4]
+        rng.shuffle(moves)
+        scanned: list[tuple[float, int, int]] = []
+        improved = None
+        for c, d in moves:
+            top = inst.max_instances[c]
+            if levels[c] + d < 1 or (top is not None and levels[c] + d > top) or not live():
+                continue
+            trial = levels[:]
+            trial[c] += d
+            found = value_at(trial)
+            if found is None:
+                continue
+            if value is None or found < value - 1e-9:
+                improved = trial, found
+                break
+            scanned.append((found, c, d))
+        if improved is None and PAIRS and value is not None:
+            chosen: list[tuple[int, int]] = []
+            for _, c, d in sorted(scanned):
+                if len(chosen) < PAIRS and all(c != other for other, _ in chosen):
+                    chosen.append((c, d))
+            for (c1, d1), (c2, d2) in itertools.combinations(chosen, 2):
+                if not live():
+                    break
+                trial = levels[:]
+                trial[c1] += d1
+                trial[c2] += d2
+                found = value_at(trial)
+                if found is not None and found < value - 1e-9:
+                    improved = trial, found
+                    stats["pairs"] = stats.get("pairs", 0) + 1
+                    break
+        if improved is None:
+            break
+        levels, value = improved
+    return levels, value
 
 
 def _better(inst: ThroughputInstance, placement: Counts, best_rate: float) -> bool:

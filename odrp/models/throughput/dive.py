@@ -189,11 +189,14 @@ class Pool:
 
     def __init__(self, n_classes: int) -> None:
         self.configs: list[list[Config]] = [[] for _ in range(n_classes)]
+        self._seen: list[set[frozenset[tuple[int, int]]]] = [set() for _ in range(n_classes)]
 
     def add(self, columns: list[list[Config]]) -> None:
-        for kept, configs in zip(self.configs, columns, strict=True):
+        for kept, seen, configs in zip(self.configs, self._seen, columns, strict=True):
             for config in configs:
-                if len(config) > 1 and config not in kept:
+                key = frozenset(config.items())
+                if len(config) > 1 and key not in seen:
+                    seen.add(key)
                     kept.append(config)
 
 
@@ -272,9 +275,10 @@ def _start_columns(
                 most = classes.fill(t, c, d) if d > 0 else 0
                 if most:
                     configs.append({c: most})
+            seen = {frozenset(config.items()) for config in configs}
             sources = (previous[t] if previous is not None else []) + (pool.configs[t] if pool is not None else [])
             for config in _trimmed(sources, demand):
-                if config not in configs and classes.fits(t, config):
+                if frozenset(config.items()) not in seen and classes.fits(t, config):
                     configs.append(config)
         columns.append(configs)
     return columns
@@ -283,8 +287,11 @@ def _start_columns(
 def _trimmed(configs: list[Config], demand: list[int]) -> list[Config]:
     """The configurations cut to the demands left (empty and repeated ones dropped)."""
     kept: list[Config] = []
+    seen: set[frozenset[tuple[int, int]]] = set()
     for config in configs:
         cut = {c: min(k, demand[c]) for c, k in config.items() if min(k, demand[c]) > 0}
-        if cut and cut not in kept:
+        key = frozenset(cut.items())
+        if cut and key not in seen:
+            seen.add(key)
             kept.append(cut)
     return kept
