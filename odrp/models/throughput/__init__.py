@@ -603,7 +603,7 @@ def _improved(
     Measured at 20 x 30 (from the packing start, 60 s each, load 9): the descent alone reached 406.632 /
     146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts reached 402.608 / 144.950 /
     150.045 on a quiet machine."""
-    descended, stats["count_descent"] = count_descent.restarted(inst, incumbent, deadline, seed=IMPROVE_SEED)
+    descended, stats["count_descent"] = count_descent.multistart(inst, incumbent, deadline, seed=IMPROVE_SEED)
     stats["count_descent"]["rate"] = rate(inst, descended)
     found, stats["improve"] = improve.search(inst, descended, deadline, seed=IMPROVE_SEED)
     found = polish.reinsert(inst, found)

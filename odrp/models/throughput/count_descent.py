@@ -53,8 +53,6 @@ MIN_STEP = 0.0005
 """The search ends when the step falls below this."""
 ZERO = 1e-7
 """An LP value at or below this counts as no machine missing."""
-STALL = 2
-""":func:`restarted` ends after this many searches in a row without a better placement."""
 PAIRS = 6
 """When no single move lowers the LP's value, the pairs of moves among the ``PAIRS`` best (0: none)."""
 
@@ -97,28 +95,27 @@ def search(
     return best, stats
 
 
-def restarted(
+def multistart(
     inst: ThroughputInstance,
     counts: Counts,
     deadline: float | None,
     seed: int = 0,
-    stall: int = STALL,
+    starts: int | None = None,
 ) -> tuple[Counts, dict[str, float]]:
-    """:func:`search` in the move orders ``seed``, ``seed`` + 1, ..., each from the best placement so far (a
-    new pool of configurations each), until ``deadline`` or until ``stall`` searches in a row find nothing
-    better; the best placement and the summed numbers (``searches``: how many ran)."""
+    """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
+    configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best
+    placement found and the summed numbers (``searches``: how many ran)."""
+    if deadline is None and starts is None:
+        raise ValueError("count_descent.multistart needs a deadline or a number of starts")
     best, best_rate = counts, rate(inst, counts)
     total: dict[str, float] = {"searches": 0}
-    idle = 0
-    while idle < stall and (deadline is None or time.perf_counter() < deadline):
-        found, stats = search(inst, best, deadline, seed=seed + int(total["searches"]))
+    while (deadline is None or time.perf_counter() < deadline) and (starts is None or total["searches"] < starts):
+        found, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]))
         total["searches"] += 1
         for key, value in stats.items():
             total[key] = total.get(key, 0) + value
         if rate(inst, found) > best_rate:
-            best, best_rate, idle = found, rate(inst, found), 0
-        else:
-            idle += 1
+            best, best_rate = found, rate(inst, found)
     return best, total
 
 
