@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.throughput import random_case
 from odrp.methods import run_method
-from odrp.models.throughput import bounds, config_bound, count_descent, dive, exchange, improve, packing
+from odrp.models.throughput import bounds, config_bound, count_descent, dive, improve, packing
 from odrp.problems import KINDS
 from odrp.problems.throughput import evaluate_counts, load, rate
 from tests.test_throughput_exact import brute_force, tiny
@@ -183,42 +183,6 @@ def test_count_descent_multistart_needs_a_limit():
     inst = load(_sources({"X": 1.0}, 1))
     with pytest.raises(ValueError):
         count_descent.multistart(inst, [{0: 1}], None)
-
-
-def test_exchange_swaps_two_instances_by_hand():
-    # X runs 4x faster on type q, Y 4x faster on type p (exec 1 against 0.25, no overheads, capacity 100).
-    # Start: X on the p machine, Y on the q machine: each carries R * 1, R = 100. No single instance can
-    # move (the other machine's rate would drop to 100 / 1.25 = 80); swapping them gives each machine
-    # R * 0.25: R = 400, and no swap is left that raises it.
-    inst = load(
-        {
-            "problem": "throughput",
-            "name": "swap",
-            "components": [{"id": "X"}, {"id": "Y"}],
-            "machines": [{"id": "m0", "type": "p", "max_tasks": 10}, {"id": "m1", "type": "q", "max_tasks": 10}],
-            "profile": {
-                "X": {"p": {"exec_time": 1.0, "overhead": 0}, "q": {"exec_time": 0.25, "overhead": 0}},
-                "Y": {"p": {"exec_time": 0.25, "overhead": 0}, "q": {"exec_time": 1.0, "overhead": 0}},
-            },
-        }
-    )
-    start = [{0: 1}, {1: 1}]
-    assert rate(inst, start) == pytest.approx(100.0, rel=1e-12)
-    swapped = exchange.ascend(inst, start)
-    assert swapped == [{1: 1}, {0: 1}]
-    assert rate(inst, swapped) == pytest.approx(400.0, rel=1e-12)
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_exchange_never_goes_below_its_start_nor_above_the_optimum(seed):
-    # From the weak start and from the descent's placement: swaps keep every count N_c, the placement stays
-    # feasible, and its rate lies between the start's and the brute-force optimum.
-    inst, optimum, start = weak_start(seed)
-    for placement in (start, count_descent.search(inst, start, None, seed=seed)[0]):
-        swapped = exchange.ascend(inst, placement)
-        assert [sum(row.values()) for row in swapped] == [sum(row.values()) for row in placement]
-        assert evaluate_counts(inst, swapped).feasible
-        assert rate(inst, placement) <= rate(inst, swapped) <= optimum * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("seed", range(8))

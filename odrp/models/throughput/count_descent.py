@@ -62,11 +62,9 @@ def search(
     counts: Counts,
     deadline: float | None,
     seed: int = 0,
-    levels: list[int] | None = None,
 ) -> tuple[Counts, dict[str, float]]:
     """The best placement found from ``counts`` (a feasible placement) until ``deadline`` (wall clock) or
-    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements. ``levels``: the
-    counts the first descent starts from (default: those of ``counts``)."""
+    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements."""
     rng = random.Random(seed)
     pool = Pool(len(inst.machine_classes))
     best, best_rate = counts, rate(inst, counts)
@@ -76,10 +74,9 @@ def search(
     def live() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
-    start = levels
     while step >= MIN_STEP and live():
         rho = best_rate * (1 + step)
-        levels, start = start or [sum(row.values()) for row in best], None
+        levels = [sum(row.values()) for row in best]
         value = missing(inst, rho, levels, pool, deadline)
         stats["lps"] += 1
         levels, value = _descend(inst, rho, levels, value, pool, deadline, rng, stats)
