@@ -97,7 +97,10 @@ class _Classes:
     def price(self, t: int, u: list[float], demand: list[int]) -> tuple[float, Config]:
         """max sum_c u_c k_c over the configurations of class t (k_c <= demand c), and one attaining it."""
         slots = self.slots[t]
-        f = np.zeros((slots + 1, GRID + 1))
+        tables = _scratch("tables", (len(u) + 1, slots + 1, GRID + 1))  # f before and after each component
+        temp = _scratch("temp", (slots + 1, GRID + 1))
+        f = tables[0]
+        f.fill(0.0)
         stages: list[tuple[int, int, np.ndarray]] = []
         for c, value in enumerate(u):
             most = self.fill(t, c, demand[c])
@@ -105,10 +108,13 @@ class _Classes:
                 continue
             weight = self.weight[t][c]
             assert weight is not None
-            new = f.copy()
+            new = tables[len(stages) + 1]
+            np.copyto(new, f)
             for k in range(1, most + 1):
                 target = new[k:, k * weight :]
-                np.maximum(target, f[: slots + 1 - k, : GRID + 1 - k * weight] + k * value, out=target)
+                shifted = temp[: slots + 1 - k, : GRID + 1 - k * weight]
+                np.add(f[: slots + 1 - k, : GRID + 1 - k * weight], k * value, out=shifted)
+                np.maximum(target, shifted, out=target)
             stages.append((c, most, f))
             f = new
         best = float(f[slots, GRID])
@@ -181,6 +187,21 @@ def _column_generation(
         if not added:
             return value, mu
     return _lp(classes, columns, demand, supply)[0], mu
+
+
+_SCRATCH: dict[str, np.ndarray] = {}
+
+
+def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A scratch array of ``shape`` (a view of one kept between calls). The pricing's tables are about 176 kB
+    each; allocated afresh for every component the allocator mapped and faulted them in every time, which
+    took more than the dynamic programme itself (profile of the descent at 20 x 30 seed 1: 18 of 94 s in
+    ``ndarray.copy``)."""
+    held = _SCRATCH.get(name)
+    if held is None or held.ndim != len(shape) or any(h < n for h, n in zip(held.shape, shape, strict=True)):
+        size = shape if held is None or held.ndim != len(shape) else tuple(map(max, held.shape, shape))
+        held = _SCRATCH[name] = np.empty(size)
+    return held[tuple(slice(0, n) for n in shape)]
 
 
 class Pool:
