@@ -9,7 +9,8 @@ instance of one component, where best-fit packing (:mod:`.improve`) finds nothin
 1. start from the best placement's counts;
 2. descent: moves N_c +- 1, and N_c -> N_c - floor(N_c / 2) where N_c >= 4, in random order (within
    1..max_instances), the first that lowers the LP's value is taken, until the value is 0 or no move
-   lowers it;
+   lowers it; then the pairs of the ``PAIRS`` best single moves (lowest values, different components)
+   are tried, the first that lowers the value is taken and the descent goes on;
 3. value 0: :func:`.dive.dive` at rho and these counts; a placement it returns that the evaluator finds
    feasible with a rate above R_best (it sustains rho up to the dive's grid) is the new best, and the
    next target is above it;
@@ -36,6 +37,22 @@ once the step is spent (406.392 / 146.661 / 150.045 against 405.039 / 146.661 / 
 configurations grows and later LPs are slower, seed 1 did 91 LPs in the last 40 s). On seed 2 no move
 N_c +- 1 lowers the LP's value above 150.045 (the incumbent's counts lack 0.03 machines at
 +0.01%).
+
+**Stop 16: pairs of moves, and several starts** (:func:`multistart`). Measured without a deadline from the
+packing start (``python -m benchmarks.throughput_20x30 --descent``; the numbers do not depend on the
+machine): over the move orders 0-5 the descent of stop 15 reached 406.256 / 408.945 / 407.803 / 404.470 /
+406.644 / 403.239 on seed 0 (mean 406.23, 1.4% apart) and 147.955 / 146.898 / 146.473 / 146.473 / 145.855 /
+146.473 on seed 1, each in 4-20 CPU s; every dive it started placed its counts (seed 1: 7 dives, 7 new
+incumbents), so where a descent stops is where no move lowers the LP's value. With the pairs (orders 0-2):
+seed 0 406.116 / 408.945 / 408.360 (mean 407.81 against 407.67), seed 1 147.955 / 147.764 / 146.473
+(147.40 against 147.11), seed 2 150.045. Since the order moves the result more than any change of the
+moves, the time left goes to searches in new orders, each from the same start (a new pool each): restarted
+from the best placement instead, seed 1 found nothing above 147.955 in 5 restarts (69 CPU s), seed 0
+nothing above 406.116 in 2. Tried and not kept: the counts the configuration bound's last LP weighs most
+(largest lambda_cn) as the start (seed 0 408.560 / 407.635 / 408.560, seed 1 146.358 / 146.473 /
+147.110 over orders 0-2); diving at the highest rate the LP finds no machine missing for the descent's
+counts (seed 0 order 1: 406.807 against 408.945); swapping two instances between machines after the
+descent (steepest exchange ascent: no improving swap on seeds 0-1's placements nor on seed 2's start).
 """
 
 from __future__ import annotations
