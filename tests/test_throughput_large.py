@@ -167,6 +167,25 @@ def test_count_descent_never_goes_below_its_start_nor_above_the_optimum(seed):
 
 
 @pytest.mark.parametrize("seed", range(8))
+def test_count_descent_multistart_is_the_best_of_its_searches(seed):
+    # Three searches from the same weak start in move orders seed, seed + 1, seed + 2: the multistart returns
+    # the best of the three (each search is deterministic for its order), feasible and at most R*.
+    inst, optimum, start = weak_start(seed)
+    found, stats = count_descent.multistart(inst, start, None, seed=seed, starts=3)
+    each = [rate(inst, count_descent.search(inst, start, None, seed=seed + k)[0]) for k in range(3)]
+    assert stats["searches"] == 3
+    assert evaluate_counts(inst, found).feasible
+    assert rate(inst, found) == pytest.approx(max(each), rel=1e-12)
+    assert rate(inst, start) <= rate(inst, found) <= optimum * (1 + 1e-9)
+
+
+def test_count_descent_multistart_needs_a_limit():
+    inst = load(_sources({"X": 1.0}, 1))
+    with pytest.raises(ValueError):
+        count_descent.multistart(inst, [{0: 1}], None)
+
+
+@pytest.mark.parametrize("seed", range(8))
 def test_configuration_bisection_from_high_never_cuts_the_optimum(seed):
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
