@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-import odrp.models.throughput as exact
 from benchmarks.throughput import random_case
 from odrp.models.throughput import level_search, parallel
 from odrp.problems.throughput import evaluate_counts, load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import brute_force, tiny
-from tests.test_throughput_level_search import _boxes
+from tests.test_throughput_level_search import _boxes, solve_through_level_search
 
 GAP = 1e-6
 SEEDS = range(6)
@@ -81,19 +80,7 @@ def test_exact_method_with_one_or_two_processes_equals_brute_force(seed, process
     level search in process or on two workers: both prove brute force's optimum."""
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    original = exact._round
-    undecided = []
-
-    def first_round_undecided(inst, rho, *args, **kwargs):
-        within = args[9] if len(args) > 9 else kwargs.get("within")
-        if within is None and rho > 0 and not undecided:
-            undecided.append(rho)
-            return exact._RoundResult("time_limit", None, "pretend")
-        return original(inst, rho, *args, **kwargs)
-
-    monkeypatch.setattr(exact, "_round", first_round_undecided)
-    monkeypatch.setattr(exact, "_warm_start", lambda inst: (None, None, None))
-    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False, processes=processes)
+    outcome, _ = solve_through_level_search(inst, monkeypatch, processes=processes)
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     searches = [r["level_search"] for r in outcome.stats["rounds"] if "level_search" in r]

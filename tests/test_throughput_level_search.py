@@ -95,12 +95,10 @@ def test_outside_partitions_a_node_minus_a_box():
     assert set(covered) | set(inside) == set(every)
 
 
-@pytest.mark.parametrize("seed", [1, 3, 5])  # seeds whose first round above P(0) bisects
-def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypatch):
-    """The first bisection round reported undecided: the search goes on with the configuration bound
-    and level-search rounds (the route 10 x 10 instances take), and still proves brute force's optimum."""
-    inst = tiny(seed)
-    optimum, _ = brute_force(inst)
+def solve_through_level_search(inst, monkeypatch, **options):
+    """The exact method with its first bisection round reported undecided, so that it goes on with the
+    configuration bound and level-search rounds (the route 10 x 10 instances take); the outcome and the
+    rates reported undecided."""
     original = exact._round
     undecided = []
 
@@ -113,7 +111,17 @@ def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypa
 
     monkeypatch.setattr(exact, "_round", first_round_undecided)
     monkeypatch.setattr(exact, "_warm_start", lambda inst: (None, None, None))  # P(0) gives the start
-    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False)
+    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False, **options)
+    return outcome, undecided
+
+
+@pytest.mark.parametrize("seed", [1, 3, 5])  # seeds whose first round above P(0) bisects
+def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypatch):
+    """The first bisection round reported undecided: the search goes on with the configuration bound
+    and level-search rounds, and still proves brute force's optimum."""
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    outcome, undecided = solve_through_level_search(inst, monkeypatch)
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     assert undecided and any("level_search" in record for record in outcome.stats["rounds"])
