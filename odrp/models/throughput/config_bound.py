@@ -305,10 +305,8 @@ class _Master:
             for n, col in lam.items():
                 link[c, n] = {col: -float(n)}
                 self.lambdas[c, n] = col
-        self.pricing = pricing
-        self.slacks = [model.column(cost=1.0) for _ in pricing.classes]
         self.machines = [  # row sum_q mu_tq - s_t <= M_t of every class (mu added as columns)
-            model.row({s: -1.0}, upper=float(len(group))) for s, group in zip(self.slacks, pricing.classes)
+            model.row({model.column(cost=1.0): -1.0}, upper=float(len(group))) for group in pricing.classes
         ]
         self.links = {key: model.row(row, lower=0.0) for key, row in link.items()}
         self.highs = model.to_highs()
@@ -329,9 +327,6 @@ class _Master:
                     index.append(self.links[key])
                     value.append(float(k))
             self.added[t] = len(configs)
-        if REBUILD_EXPERIMENT:
-            self._rebuild(columns)
-            starts = []
         highs = self.highs
         if starts:
             n = len(starts)
@@ -354,68 +349,7 @@ class _Master:
         solution = highs.getSolution()
         duals, values = solution.row_dual, solution.col_value
         shares = {key: values[col] for key, col in self.lambdas.items()}
-        u = {key: max(0.0, duals[r]) for key, r in self.links.items()}
-        if objective <= 1e-9 and TIE_BREAK != "none":
-            shares = self._tie_break()
-        return objective, u, shares
-
-    def _tie_break(self) -> dict[tuple[int, int], float]:
-        highs = self.highs
-        keys = list(self.lambdas)
-        cols = np.array([self.lambdas[k] for k in keys], dtype=np.int32)
-        if TIE_BREAK == "fewest":
-            cost = np.array([float(n) for _, n in keys])
-        else:  # middle of the node's range
-            mid = {c: (r.start + r.stop - 1) / 2 for c, r in enumerate(self.pricing.levels)}
-            cost = np.array([abs(n - mid[c]) + 1e-3 * n for c, n in keys])
-        slacks = np.array(self.slacks, dtype=np.int32)
-        k = len(slacks)
-        highs.changeColsBounds(k, slacks, np.zeros(k), np.zeros(k))
-        highs.changeColsCost(len(cols), cols, cost)
-        highs.changeColsCost(k, slacks, np.zeros(k))
-        with c_stdout_silenced():
-            objective = lp_optimum(highs, "min")
-        values = highs.getSolution().col_value
-        shares = {key: values[col] for key, col in self.lambdas.items()}
-        highs.changeColsBounds(k, slacks, np.zeros(k), np.full(k, self.infinity))
-        highs.changeColsCost(len(cols), cols, np.zeros(len(cols)))
-        highs.changeColsCost(k, slacks, np.ones(k))
-        if not isinstance(objective, float):
-            raise RuntimeError("tie break master failed")
-        return shares
-
-    def _rebuild(self, columns: list[list[dict[tuple[int, int], int]]]) -> None:
-        pricing = self.pricing
-        model = MatrixModel(sense="min")
-        link: dict[tuple[int, int], dict[int, float]] = {}
-        self.lambdas = {}
-        for c, levels in enumerate(pricing.levels):
-            lam = {n: model.column() for n in levels}
-            model.row(dict.fromkeys(lam.values(), 1.0), 1.0, 1.0)
-            for n, col in lam.items():
-                link[c, n] = {col: -float(n)}
-                self.lambdas[c, n] = col
-        self.slacks = []
-        for t, group in enumerate(pricing.classes):
-            configs = columns[t]
-            if REBUILD_EXPERIMENT == "sorted":
-                configs = sorted(configs, key=lambda q: sorted(q.items()))
-            elif REBUILD_EXPERIMENT == "reversed":
-                configs = configs[::-1]
-            mu = [model.column() for _ in configs]
-            slack = model.column(cost=1.0)
-            self.slacks.append(slack)
-            model.row({**dict.fromkeys(mu, 1.0), slack: -1.0}, upper=float(len(group)))
-            for col, config in zip(mu, configs, strict=True):
-                for key, k in config.items():
-                    link[key][col] = float(k)
-        self.links = {key: model.row(row, lower=0.0) for key, row in link.items()}
-        self.highs = model.to_highs()
-        self.highs.setOptionValue("output_flag", False)
-
-
-REBUILD_EXPERIMENT = False
-TIE_BREAK = "none"
+        return objective, {key: max(0.0, duals[r]) for key, r in self.links.items()}, shares
 
 
 def upper_bound(
