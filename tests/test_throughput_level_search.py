@@ -189,3 +189,13 @@ def test_exact_method_raising_after_every_node_equals_brute_force(seed, monkeypa
     outcome, _ = solve_through_level_search(inst, monkeypatch)
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_targets_raise_bisection_targets_only():
+    # bound 100, reach 0.5: from an incumbent at 90 the target bisects, 90 + 0.5 (100 - 90) = 95, and a stalled
+    # search at 95 rises halfway to the bound, 95 + 0.5 (100 - 95) = 97.5; from 99.9 the bound is within
+    # LEVEL_WIDE (100 <= 99.9 x 1.002 = 100.0998): the target is the last one, 99.9 (1 + gap/2), never raised
+    targets = exact._Targets(100.0, 0.5, 1e-6)
+    assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
+    assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.002 = 100.0497: too near the bound to bisect
+    assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
