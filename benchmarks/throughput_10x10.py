@@ -5,6 +5,7 @@
     python -m benchmarks.throughput_10x10 --cpu-clock        # deadlines on this process's CPU clock
     python -m benchmarks.throughput_10x10 --cpu-clock --seeds 0 --proof out/10x10 --time-limit 200
     python -m benchmarks.throughput_10x10 --processes 1        # the level search in this process
+    python -m benchmarks.throughput_10x10 --seeds 2 --stall-nodes 0   # never raise a stalled search (main 819b7c1)
 
 ``--proof DIR``: only the last proof, the level search at R(x) (1 + 5e-7) started from the placement x
 in ``DIR/10x10-seed{seed}.json`` (written by ``--solutions``; at R*, this is the proof of optimality
@@ -17,6 +18,9 @@ s would give (CP-SAT's own limits stay in wall seconds; a leaf it stops early ca
 plus the level-search workers' CPU divided by P (:func:`odrp.models.throughput.parallel.worker_cpu_seconds`;
 the workers count their own deadlines on their CPU clock): the wall time of a quiet machine with P
 cores if the workers never wait for a node, so optimistic by the time they do.
+
+``--stall-nodes N``: ``level_search.STALL_NODES`` (a bisecting level search without a new incumbent for N nodes
+raises its rate halfway to the bound; 0: never, the rule before stop 17).
 
 ``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
 before stop 16). The tables report the level search's nodes per wall second and per CPU second.
@@ -36,7 +40,7 @@ from pathlib import Path
 
 from benchmarks.throughput import random_case, timed, uptime
 from odrp.models import throughput as exact_throughput
-from odrp.models.throughput import parallel
+from odrp.models.throughput import level_search, parallel
 from odrp.problems.throughput import parse_solution, rate
 
 
@@ -113,7 +117,14 @@ def main() -> None:
     parser.add_argument(
         "--processes", type=int, default=parallel.PROCESSES, help="worker processes of the level search"
     )
+    parser.add_argument(
+        "--stall-nodes",
+        type=int,
+        default=level_search.STALL_NODES,
+        help="raise a stalled search after N nodes, 0: never",
+    )
     args = parser.parse_args()
+    level_search.STALL_NODES = args.stall_nodes
     if args.cpu_clock:
         processes = args.processes if args.processes > 1 else 1
         time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / processes

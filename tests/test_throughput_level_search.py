@@ -125,3 +125,77 @@ def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypa
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     assert undecided and any("level_search" in record for record in outcome.stats["rounds"])
+
+
+class _Raising:
+    """Targets as the exact method's level rounds give them: ``start`` first, then ``stalled`` raises rho to
+    halfway to ``ceiling``."""
+
+    def __init__(self, start, ceiling):
+        self.start, self.ceiling, self.asked = start, ceiling, []
+
+    def __call__(self, best):
+        return max(best * (1 + GAP / 2), self.start)
+
+    def stalled(self, rho):
+        self.asked.append(rho)
+        return rho + 0.5 * (self.ceiling - rho) if self.ceiling > rho * 1.002 else None
+
+
+@pytest.mark.parametrize("stall", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(8))
+def test_a_stalled_search_raised_to_a_higher_rate_proves_only_rates_above_the_optimum(seed, stall, monkeypatch):
+    """After ``stall`` nodes without a new incumbent the rate rises (halfway to a ceiling 1.5 R*): what the
+    search proves is still above brute force's optimum, what it finds is a placement the evaluator accepts,
+    and the raise is the one the targets asked for."""
+    monkeypatch.setattr(level_search, "STALL_NODES", stall)
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    start = optimum * (1 - 1e-3)  # just below R*: the search must find a placement in [start, R*] or stall
+    targets = _Raising(start, 1.5 * optimum)
+    out = level_search.search(inst, 0.0, None, _boxes(inst), targets)
+    assert out.proven  # a rate below 1.5 R* proven out of reach: the tree emptied
+    assert out.rho > optimum  # never a rate at or below R*
+    assert out.best <= optimum * (1 + 1e-9)
+    if out.counts is not None:
+        assert evaluate_counts(inst, out.counts).objective == pytest.approx(out.best, rel=1e-12)
+    for raised in out.stats.raised:  # every raise is halfway from a rate the targets were asked about
+        assert any(raised == pytest.approx(rho + 0.5 * (1.5 * optimum - rho), rel=1e-12) for rho in targets.asked)
+    if out.stats.nodes >= stall and not out.stats.incumbents:
+        assert targets.asked  # a search that ran that long without an incumbent asked to rise
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_search_is_never_raised_without_stalled_or_with_stall_off(seed, monkeypatch):
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    monkeypatch.setattr(level_search, "STALL_NODES", None)
+    targets = _Raising(optimum * (1 + 1e-6), 1.5 * optimum)
+    off = level_search.search(inst, 0.0, None, _boxes(inst), targets)
+    assert off.proven and off.rho == pytest.approx(optimum * (1 + 1e-6)) and not off.stats.raised
+    assert not targets.asked
+    monkeypatch.setattr(level_search, "STALL_NODES", 1)
+    plain = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 + 1e-6)))
+    assert plain.proven and plain.rho == pytest.approx(optimum * (1 + 1e-6)) and not plain.stats.raised
+
+
+@pytest.mark.parametrize("seed", [1, 3, 5])
+def test_exact_method_raising_after_every_node_equals_brute_force(seed, monkeypatch):
+    """The exact method with its level searches raised after every node (``STALL_NODES`` = 1): raised
+    searches prove bounds above R*, later searches bisect below them, and the optimum is brute force's."""
+    monkeypatch.setattr(level_search, "STALL_NODES", 1)
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    outcome, _ = solve_through_level_search(inst, monkeypatch)
+    assert outcome.run.status == "optimal"
+    assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_targets_raise_bisection_targets_only():
+    # bound 100, reach 0.5: from an incumbent at 90 the target bisects, 90 + 0.5 (100 - 90) = 95, and a stalled
+    # search at 95 rises halfway to the bound, 95 + 0.5 (100 - 95) = 97.5; from 99.9 the bound is within
+    # LEVEL_WIDE (100 <= 99.9 x 1.002 = 100.0998): the target is the last one, 99.9 (1 + gap/2), never raised
+    targets = exact._Targets(100.0, 0.5, 1e-6)
+    assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
+    assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.002 = 100.0497: too near the bound to bisect
+    assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None

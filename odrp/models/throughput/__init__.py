@@ -540,6 +540,37 @@ def _target(best: float, upper: float, reach: float, gap: float) -> float:
     return best + reach * (upper - best) if bisect else best * (1 + gap / 2)
 
 
+class _Targets:
+    """The rates a level search decides: :func:`_target` from the incumbent's rate, and :meth:`stalled`."""
+
+    def __init__(self, upper: float, reach: float, gap: float) -> None:
+        self.upper, self.reach, self.gap = upper, reach, gap
+        self.bisecting = True
+        """Whether the last target was a bisection target (not the last one, within the gap)."""
+
+    def __call__(self, rate_now: float) -> float:
+        self.bisecting = _bisecting(rate_now, self.upper, self.reach, LEVEL_WIDE)
+        return _target(rate_now, self.upper, self.reach, self.gap)
+
+    def stalled(self, rho: float) -> float | None:
+        """The rate a search that found nothing in ``level_search.STALL_NODES`` nodes rises to: halfway to the
+        bound, when its target was a bisection target (:func:`_target`) and the bound is more than
+        ``LEVEL_WIDE`` above rho; else None (the last target, within the gap, is never raised: a first try
+        raised it too, and 10 x 10 seeds 0 and 3 then proved the midpoint before the same last proof).
+
+        Why (stop 17): a bisection target just below R* is the worst case of the level search. It can only
+        end by finding a placement in the thin band [rho, R*] (it cannot refute rho), and where depth-first
+        search meets one depends on the LP's degenerate lambda shares, i.e. on the column order of the
+        master. 10 x 10 seed 2 (R* in [195.283, 196.633)): the search at 195.264 found no leaf in 1,873 nodes
+        with the kept master (main) and 195.283 in 130-893 nodes when the master was rebuilt in other orders.
+        Raised, the search becomes a proof at a rate above R* (it ends; nothing decided is lost, as after a
+        new incumbent: nodes refuted at a rate stay refuted at a higher one) and the next search bisects
+        below the new bound."""
+        if not self.bisecting or self.upper <= rho * (1 + LEVEL_WIDE):
+            return None
+        return rho + 0.5 * (self.upper - rho)
+
+
 def _level_round(
     inst: ThroughputInstance,
     best: float,
@@ -559,9 +590,7 @@ def _level_round(
     boxes of levels (:func:`_round` with ``within``); with ``nodes``, its nodes on those worker
     processes (:mod:`.parallel`)."""
 
-    def next_rho(rate_now: float) -> float:
-        return _target(rate_now, upper, reach, gap)
-
+    next_rho = _Targets(upper, reach, gap)
     if nodes is not None:
         searched = parallel.search(inst, best, incumbent, nodes, next_rho, deadline, columns)
         boxes = None

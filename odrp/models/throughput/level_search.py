@@ -88,6 +88,10 @@ BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
+STALL_NODES: int | None = 400
+"""A search that has taken this many nodes since its rate last changed raises the rate to what
+``next_rho.stalled(rho)`` gives, if ``next_rho`` has that method and it gives a rate (None or 0: never).
+Why and what it measured: :func:`odrp.models.throughput._Targets.stalled`."""
 
 
 class HasColumns(Protocol):
@@ -117,6 +121,8 @@ class SearchStats:
     """Nodes evaluated again: a worker's answer at a rate that had since risen, not a refutation (parallel)."""
     starved: float = 0.0
     """Seconds during which some worker had no node (none was open; parallel)."""
+    raised: list[float] = field(default_factory=list)
+    """Rates the search rose to without a new incumbent (``stalled``)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -234,6 +240,9 @@ class Tree:
         self.rho = next_rho(best)
         self.last = columns
         self.stats = SearchStats(processes=processes)
+        self.stalled: Callable[[float], float | None] | None = getattr(next_rho, "stalled", None)
+        self.quiet = 0
+        """Nodes taken since the rate last changed."""
         self.start = time.perf_counter()
         root = [(1, max(1, count_range(inst, c, self.rho)[1])) for c in range(inst.n_components)]
         self.open: list[tuple[TreePath, Ranges, HasColumns | None]] = [((), root, columns)]
@@ -253,6 +262,13 @@ class Tree:
         stats = self.stats
         stats.nodes += 1
         self.last = result.columns
+        self.quiet += 1
+        if self.stalled is not None and STALL_NODES and self.quiet >= STALL_NODES:  # no new incumbent for long
+            raised = self.stalled(self.rho)
+            self.quiet = 0
+            if raised is not None and raised > self.rho:  # valid as after an incumbent: nothing decided is lost
+                self.rho = raised
+                stats.raised.append(raised)
         stale = result.rho < self.rho
         if result.verdict == "pruned":
             stats.pruned += 1
@@ -269,6 +285,7 @@ class Tree:
                 self.best, self.counts = found, result.found
                 stats.incumbents.append(found)
                 self.rho = max(self.rho, self.next_rho(found))
+                self.quiet = 0
                 self._push(path, node, result.columns)  # the same node at the higher rate
                 return True
         if result.verdict in ("found", "undecided"):
