@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from odrp.models import ExactOutcome, checked_start
@@ -81,7 +82,7 @@ from odrp.models.throughput import (
     config_bound,
     count_descent,
     highs_child,
-    improve,
+    ladder,
     level_search,
     packing,
     parallel,
@@ -186,6 +187,11 @@ ITEM_SECONDS = 1e-4
 about 5,000 items/s at load 7): a round that cannot be built before the deadline is not started (20 x 30
 CP-SAT runs overshot 60 s by 12-14 s building P(rho) after the solver's share of time was gone)."""
 CHILD_NONZEROS = 100_000
+LADDER = True
+"""Above ``CONFIG_UP_TO`` under a time limit, with worker processes allowed (``processes`` > 1): a ladder of
+level searches lowers the bound on one worker (:mod:`.ladder`) while this process improves the incumbent."""
+LADDER_PATIENCE = 2.0
+"""Wall seconds the method waits, at its deadline, for the ladder's worker to finish the node it is on."""
 """A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 
 
@@ -221,8 +227,10 @@ def solve(
     """
     if processes < 1:
         raise ValueError(f"processes must be at least 1, got {processes}")
-    nodes = parallel.Workers(inst, processes, (solver, symmetry, workers)) if processes > 1 else None
-    with nodes or contextlib.nullcontext():
+    box = (solver, symmetry, workers)
+    nodes = parallel.Workers(inst, processes, box) if processes > 1 else None
+    climber = ladder.Climber(inst, box) if processes > 1 and LADDER else None
+    with nodes or contextlib.nullcontext(), climber or contextlib.nullcontext():
         return _solve(
             inst,
             solver=solver,
@@ -239,6 +247,7 @@ def solve(
             warm_start=warm_start,
             branching=branching,
             nodes=nodes,
+            climber=climber,
         )
 
 
@@ -258,8 +267,10 @@ def _solve(
     warm_start: dict[str, Any] | None = None,
     branching: bool = True,
     nodes: parallel.Workers | None = None,
+    climber: ladder.Climber | None = None,
 ) -> ExactOutcome:
-    """:func:`solve`, the nodes of its level searches on the worker processes ``nodes`` (None: in this process)."""
+    """:func:`solve`, the nodes of its level searches on the worker processes ``nodes`` (None: in this process);
+    above ``CONFIG_UP_TO`` under a time limit, the ladder of level searches on ``climber``'s worker."""
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
     if formulation not in FORMULATIONS:
@@ -277,6 +288,10 @@ def _solve(
     stats["fluid_bound"] = upper
 
     large = not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO
+    if not (large and deadline is not None and fixed_instances is None and branching):
+        climber = None
+    if climber is not None:
+        climber.start()  # it imports while the warm start and the configuration bound run
     incumbent: Counts | None = None
     if search_start and fixed_instances is None:
         incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
@@ -316,9 +331,13 @@ def _solve(
         lowered = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION, first=LARGE_CONFIG_FIRST)
         upper = min(upper, lowered[0])
         stats["config_coarse_s"] = time.perf_counter() - now
+        if climber is not None:  # the level searches lower the bound on the other core meanwhile
+            climber.climb(best, incumbent, upper, lowered[1], deadline, gap)
         upper = _fine_config_bound(inst, best, upper, lowered[1], deadline, stats)
         if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
-            incumbent, best = _improved(inst, incumbent, deadline, stats)
+            incumbent, best = _improved(inst, incumbent, deadline, stats, None if climber is None else climber.tell)
+        if climber is not None:
+            incumbent, best, upper = _climbed(inst, climber, incumbent, best, upper, stats)
     if config_lp is None:
         config_lp = not use_patterns and inst.n_components * inst.n_machines <= CONFIG_UP_TO
     stats["config_bound"] = upper
@@ -732,22 +751,38 @@ def _fine_config_bound(
 
 
 def _improved(
-    inst: ThroughputInstance, incumbent: Counts, deadline: float, stats: dict[str, Any]
+    inst: ThroughputInstance,
+    incumbent: Counts,
+    deadline: float,
+    stats: dict[str, Any],
+    found: Callable[[Counts], None] | None = None,
 ) -> tuple[Counts, float]:
-    """The better of ``incumbent`` and the improvement searches from it until ``deadline``, with its rate: the
+    """The better of ``incumbent`` and the improvement search from it until ``deadline``, with its rate: the
     descent on instance counts scored by the configuration LP from ``incumbent`` in one random move order
-    after another (:func:`.count_descent.multistart`, until the deadline; stop 16), then packing at perturbed
-    counts (:mod:`.improve`, which the multistart leaves no time since stop 16), then block ascent.
+    after another (:func:`.count_descent.multistart`, until the deadline; stop 16), then block ascent.
+    ``found``: called with every better placement on the way (the ladder's incumbent, :mod:`.ladder`).
     Measured at 20 x 30 (from the packing start, 60 s each, load 9): the descent alone reached 406.632 /
-    146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts reached 402.608 / 144.950 /
-    150.045 on a quiet machine."""
-    descended, stats["count_descent"] = count_descent.multistart(inst, incumbent, deadline, seed=IMPROVE_SEED)
+    146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts (:mod:`.improve`) reached 402.608 /
+    144.950 / 150.045 on a quiet machine; since stop 16 the multistart leaves that search no time, so since
+    stop 18 it is no longer called here."""
+    descended, stats["count_descent"] = count_descent.multistart(inst, incumbent, deadline, IMPROVE_SEED, None, found)
     stats["count_descent"]["rate"] = rate(inst, descended)
-    found, stats["improve"] = improve.search(inst, descended, deadline, seed=IMPROVE_SEED)
-    found = polish.reinsert(inst, found)
-    before, after = rate(inst, incumbent), rate(inst, found)
-    stats["improve"].update(start=before, rate=after)
-    return (found, after) if after > before else (incumbent, before)
+    ascended = polish.reinsert(inst, descended)
+    before, after = rate(inst, incumbent), rate(inst, ascended)
+    stats["improve"] = {"start": before, "rate": after}
+    return (ascended, after) if after > before else (incumbent, before)
+
+
+def _climbed(
+    inst: ThroughputInstance, climber: ladder.Climber, incumbent: Counts, best: float, upper: float, stats: dict
+) -> tuple[Counts, float, float]:
+    """The incumbent, its rate and the bound after what the ladder (:mod:`.ladder`) reported; its statistics
+    go to ``stats["ladder"]``."""
+    climber.collect(LADDER_PATIENCE)
+    stats["ladder"] = {"bound": climber.bound, "best": climber.best, **(climber.stats or {"finished": False})}
+    if climber.counts is not None and climber.best > best:
+        incumbent, best = climber.counts, rate(inst, climber.counts)
+    return incumbent, best, min(upper, climber.bound)
 
 
 def _outcome(

@@ -60,6 +60,7 @@ from __future__ import annotations
 import itertools
 import random
 import time
+from collections.abc import Callable
 
 from odrp.models.throughput.dive import Pool, dive, missing
 from odrp.problems.throughput import Counts, ThroughputInstance, evaluate_counts, rate
@@ -79,9 +80,11 @@ def search(
     counts: Counts,
     deadline: float | None,
     seed: int = 0,
+    found: Callable[[Counts], None] | None = None,
 ) -> tuple[Counts, dict[str, float]]:
     """The best placement found from ``counts`` (a feasible placement) until ``deadline`` (wall clock) or
-    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements."""
+    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements. ``found`` is
+    called with every placement better than the best so far (e.g. to pass it to the ladder, :mod:`.ladder`)."""
     rng = random.Random(seed)
     pool = Pool(len(inst.machine_classes))
     best, best_rate = counts, rate(inst, counts)
@@ -104,6 +107,8 @@ def search(
         if placement is not None and _better(inst, placement, best_rate):
             best, best_rate = placement, rate(inst, placement)
             stats["improvements"] += 1
+            if found is not None:
+                found(best)
         else:
             step /= 2
     return best, stats
@@ -115,21 +120,28 @@ def multistart(
     deadline: float | None,
     seed: int = 0,
     starts: int | None = None,
+    found: Callable[[Counts], None] | None = None,
 ) -> tuple[Counts, dict[str, float]]:
     """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
     configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best
-    placement found and the summed numbers (``searches``: how many ran)."""
+    placement found and the summed numbers (``searches``: how many ran). ``found``: called with every
+    placement better than every one before it (across the searches)."""
     if deadline is None and starts is None:
         raise ValueError("count_descent.multistart needs a deadline or a number of starts")
     best, best_rate = counts, rate(inst, counts)
     total: dict[str, float] = {"searches": 0}
+
+    def better(placement: Counts) -> None:
+        if found is not None and rate(inst, placement) > best_rate:
+            found(placement)
+
     while (deadline is None or time.perf_counter() < deadline) and (starts is None or total["searches"] < starts):
-        found, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]))
+        reached, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]), found=better)
         total["searches"] += 1
         for key, value in stats.items():
             total[key] = total.get(key, 0) + value
-        if rate(inst, found) > best_rate:
-            best, best_rate = found, rate(inst, found)
+        if rate(inst, reached) > best_rate:
+            best, best_rate = reached, rate(inst, reached)
     return best, total
 
 

@@ -300,6 +300,17 @@ class Tree:
             self._push((*path, i), child, result.columns)
         return True
 
+    def raise_incumbent(self, best: float, counts: Counts) -> bool:
+        """Take a placement found elsewhere (rate ``best``) as the incumbent if it is better; the rate then
+        rises to max(rho, next_rho(best)), as after a leaf's placement (nothing decided is lost: nodes
+        refuted at rho stay refuted at a higher rate). Returns whether it was better."""
+        if best <= self.best:
+            return False
+        self.best, self.counts = best, counts
+        self.rho = max(self.rho, self.next_rho(best))
+        self.quiet = 0
+        return True
+
     def outcome(self, proven: bool) -> LevelSearch:
         self.stats.seconds = time.perf_counter() - self.start
         return LevelSearch(self.best, self.counts, self.rho, proven, self.stats, self.last)

@@ -14,7 +14,10 @@ Workers are fresh interpreters (``python -m odrp.models.throughput.parallel``, n
 CP-SAT start threads, see :mod:`.highs_child`), started once per solve, when the first level search
 becomes likely (the configuration bound runs meanwhile, so their imports overlap it); the instance is
 pickled to each once. Messages are length-prefixed pickles on the worker's stdin and on a copy of its
-stdout (fd 1 itself goes to /dev/null, so that solver output cannot mix into them).
+stdout (fd 1 itself goes to /dev/null, so that solver output cannot mix into them). The parent reads
+the workers' pipes unbuffered (stop 18): a buffered reader that took two messages in one read kept the
+second in its buffer, where the selector does not look, and a search without a deadline then waited
+for it forever (a worker's "ready" and its first answer arriving together; a test hung twice at load 9-16).
 
 **Proof with nodes in flight.** A node is evaluated at the rate rho_e current when it was handed out;
 the rate may rise before its answer arrives (a leaf found a better placement). Every answer stays valid
@@ -51,6 +54,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import selectors
 import signal
 import struct
@@ -81,20 +85,28 @@ def worker_cpu_seconds() -> float:
 
 
 def _send(stream: IO[bytes], message: object) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_HEADER.pack(len(data)) + data)
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    data = memoryview(_HEADER.pack(len(body)) + body)
+    while data:  # an unbuffered stream may take part of it
+        written = stream.write(data)
+        data = data[written if written is not None else len(data) :]
     stream.flush()
 
 
+def _read(stream: IO[bytes], size: int) -> bytes:
+    """Exactly ``size`` bytes (an unbuffered stream returns what the pipe holds; EOFError at its end)."""
+    chunks = []
+    while size > 0:
+        chunk = stream.read(size)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
 def _receive(stream: IO[bytes]) -> Any:
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        raise EOFError
-    size = _HEADER.unpack(header)[0]
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError
-    return pickle.loads(data)
+    return pickle.loads(_read(stream, _HEADER.unpack(_read(stream, _HEADER.size))[0]))
 
 
 class Workers:
@@ -126,6 +138,7 @@ class Workers:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                bufsize=0,  # unbuffered: a message read leaves the next in the pipe, where the selector sees it
             )
             self.procs.append(proc)
             self.selector.register(proc.stdout, selectors.EVENT_READ, proc)  # type: ignore[arg-type]
@@ -265,7 +278,7 @@ def main(parent: int) -> None:
     _die_with(parent)
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # solver output must not reach the answers
-    tasks = sys.stdin.buffer
+    tasks = sys.stdin.buffer.raw  # unbuffered: a ladder polls it between nodes (``select`` sees what is left)
     from odrp.models.throughput import _box_solver, _improver, level_search
 
     real_clock = time.perf_counter
@@ -282,6 +295,9 @@ def main(parent: int) -> None:
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
             _send(answers, ("ready", None, time.process_time()))
             continue
+        if message[0] == "ladder":  # a ladder of level searches (:mod:`.ladder`), its reports as they come
+            _climb(inst, message[1:], solve_box, improve, answers, tasks)  # type: ignore[arg-type]
+            continue
         rho, node, columns, left = message[1:]
         deadline = None if left is None else time.perf_counter() + left
         try:
@@ -290,6 +306,33 @@ def main(parent: int) -> None:
             _send(answers, ("ok", result, time.process_time()))
         except Exception:
             _send(answers, ("error", traceback.format_exc(), time.process_time()))
+
+
+def _climb(
+    inst: ThroughputInstance, task: tuple, solve_box: Any, improve: Any, answers: IO[bytes], tasks: IO[bytes]
+) -> None:
+    from odrp.models.throughput import ladder
+
+    best, counts, bound, columns, left, gap = task
+    deadline = None if left is None else time.perf_counter() + left
+
+    def report(item: tuple) -> None:
+        _send(answers, ("ok", item, time.process_time()))
+
+    def poll() -> tuple[float, Counts] | None:
+        """The last placement the parent sent since the last call (None: none)."""
+        told = None
+        while select.select([tasks], [], [], 0)[0]:
+            message = _receive(tasks)
+            if message[0] == "incumbent":
+                told = message[1], message[2]
+        return told
+
+    try:
+        stats = ladder.climb(inst, best, counts, bound, columns, deadline, solve_box, improve, report, gap, poll)
+        report(("done", stats))
+    except Exception:
+        _send(answers, ("error", traceback.format_exc(), time.process_time()))
 
 
 if __name__ == "__main__":
