@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 
 import pytest
 
@@ -31,46 +32,31 @@ def test_rungs_by_hand():
         assert best < ladder.rung(best, bound) < bound
 
 
-def _climb(inst, best, counts, bound, deadline=None, poll=None):
-    reports: list[tuple] = []
-    solve_box = exact_throughput._box_solver(inst, "cpsat", True, 1)
-    stats = ladder.climb(
-        inst, best, counts, bound, None, deadline, solve_box, exact_throughput._improver(inst), reports.append,
-        1e-6, poll,
-    )  # fmt: skip
-    return stats, reports
+@pytest.fixture(scope="module")
+def nodes():
+    """Two workers shared by the tests (a worker's imports take seconds on a loaded machine)."""
+    with parallel.Workers(tiny(0), 2, ("cpsat", True, 1)) as workers:
+        workers.start()
+        yield workers
 
 
+@pytest.mark.parametrize("deadline", [None, 120.0])  # without a deadline both workers take nodes at once
 @pytest.mark.parametrize("seed", SEEDS)
-def test_ladder_without_a_deadline_ends_at_the_brute_force_optimum(seed):
-    # from a weak start (the packing at a quarter of R*) and the fluid bound, the rungs end with the gap
-    # closed: every bound reported is above R*, the last within 1e-6 of it, and the incumbent is R*
+def test_ladder_ends_at_the_brute_force_optimum(seed, deadline, nodes):
+    # from a weak start (the packing at a quarter of R*) and the fluid bound, the rungs (and, with a
+    # deadline, the count descent on the second worker) close the gap: every rung proven is above R*,
+    # the last within 1e-6 of it, and the incumbent is R*
     inst, optimum, start = weak_start(seed)
-    stats, reports = _climb(inst, rate(inst, start), start, bounds.fluid_bound(inst))
-    proven = [item[1] for item in reports if item[0] == "bound"]
+    nodes.use(inst)
+    limit = None if deadline is None else time.perf_counter() + deadline
+    climbed = ladder.climb(inst, rate(inst, start), start, bounds.fluid_bound(inst), None, limit, nodes)
+    proven = [r["rho"] for r in climbed.rungs if r["proven"]]
     assert proven == sorted(proven, reverse=True) and all(b > optimum * (1 - 1e-12) for b in proven)
-    assert stats["best"] == pytest.approx(optimum, rel=1e-9)
-    assert stats["bound"] <= optimum * (1 + 1e-6) + 1e-9
-    assert all(rung["proven"] for rung in stats["rungs"])
-    found = [item for item in reports if item[0] == "placement"]
-    for _, found_rate, counts in found:  # every placement reported is feasible at its rate
-        assert evaluate_counts(inst, counts).objective == pytest.approx(found_rate, rel=1e-12)
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_a_placement_passed_in_raises_the_rungs(seed):
-    # the optimal placement, passed in at the first poll: the incumbent is R* at once, the search finds
-    # nothing better, and the ladder still ends within 1e-6 of R*
-    inst, optimum, start = weak_start(seed)
-    _, optimal = _optimal_counts(inst)
-    told = [(rate(inst, optimal), optimal)]
-    stats, reports = _climb(
-        inst, rate(inst, start), start, bounds.fluid_bound(inst), poll=lambda: told.pop() if told else None
-    )
-    assert not told
-    assert stats["best"] == pytest.approx(optimum, rel=1e-12)
-    assert not [item for item in reports if item[0] == "placement"]
-    assert optimum * (1 - 1e-12) <= stats["bound"] <= optimum * (1 + 1e-6) + 1e-9
+    assert all(r["proven"] for r in climbed.rungs) and climbed.bound == proven[-1]
+    assert climbed.best == pytest.approx(optimum, rel=1e-9)
+    assert evaluate_counts(inst, climbed.counts).objective == pytest.approx(climbed.best, rel=1e-12)
+    assert climbed.bound <= optimum * (1 + 1e-6) + 1e-9
+    nodes.start()  # the workers the ladder stopped (a descent still running) come back for the next test
 
 
 def test_raise_incumbent_lifts_the_rate_and_ignores_worse():
@@ -88,27 +74,11 @@ def test_leaf_solver_takes_the_dive_only_when_it_reaches_rho():
     inst = tiny(1)
     optimum, optimal = _optimal_counts(inst)
     levels = [sum(row.values()) for row in optimal]
-    solve_box = exact_throughput._box_solver(inst, "cpsat", True, 1)
-    leaf = ladder._leaf_solver(inst, solve_box, ladder.dive.Pool(len(inst.machine_classes)))(ladder.LEAF_SECONDS)
+    leaf = ladder.leaf_solver(inst, exact_throughput._box_solver(inst, "cpsat", True, 1))(ladder.LEAF_SECONDS)
     status, placed = leaf(optimum * (1 - 1e-9), [(n, n) for n in levels], None)
     assert status == "feasible" and rate(inst, placed) >= optimum * (1 - 1e-9)
     status, placed = leaf(optimum * (1 + 1e-6), [(n, n) for n in levels], None)
     assert status == "infeasible" and placed is None
-
-
-@pytest.mark.parametrize("seed", [2, 5])
-def test_climber_on_a_worker_reports_bounds_above_brute_force(seed):
-    inst, optimum, start = weak_start(seed)
-    _, optimal = _optimal_counts(inst)
-    with ladder.Climber(inst, ("cpsat", True, 1)) as climber:
-        climber.start()
-        climber.climb(rate(inst, start), start, bounds.fluid_bound(inst), None, None, 1e-6)
-        climber.tell(optimal)
-        climber.collect(patience=120.0)
-        assert climber.stats is not None  # it finished: without a deadline the gap closes
-        assert optimum * (1 - 1e-12) <= climber.bound <= optimum * (1 + 1e-6) + 1e-9
-        assert climber.best <= optimum * (1 + 1e-12)
-    assert not climber.workers.procs
 
 
 def test_receive_reads_two_messages_that_arrive_in_one_write():
@@ -143,6 +113,5 @@ def test_large_instance_runs_the_ladder_beside_the_descent():
     result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=20)
     stats = result.metrics["method_stats"]
     assert result.verified and result.status in ("optimal", "time_limit")
-    assert "ladder" in stats
+    assert stats["ladder"]["rungs"] and stats["ladder"]["best"] == pytest.approx(result.objective, rel=1e-12)
     assert result.objective <= result.bound <= min(stats["ladder"]["bound"], stats["config_bound"]) + 1e-9
-    assert stats["ladder"]["best"] <= result.objective * (1 + 1e-12)

@@ -31,9 +31,8 @@ in rho (a placement that sustains rho sustains every smaller rate).
    bound down on a finer pricing grid (``FINE_GRID``: :func:`.config_bound.refine`); under a time
    limit the time left then goes to the improvement searches (:mod:`.count_descent`: descents on the
    instance counts scored by the configuration LP at fixed counts, placements by diving on it, in one
-   random move order after another; then
-   :mod:`.improve`: packing at perturbed instance counts) instead of P(rho) rounds, which decide nothing
-   at that size within a minute.
+   random move order after another) instead of P(rho) rounds, which decide nothing at that size within a
+   minute, while a ladder of level searches on a worker process lowers the bound (:mod:`.ladder`).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -73,7 +72,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
 from typing import Any
 
 from odrp.models import ExactOutcome, checked_start
@@ -144,8 +142,9 @@ FINE_STEP = 1e-3
 FINE_PRECISION = 1e-4
 """The refinement stops when its step is below this (relative)."""
 IMPROVE_SEED = 0
-"""Seed of the improvement search (:mod:`.improve`) that takes the time left above ``CONFIG_UP_TO`` under a
-time limit, instead of P(rho) rounds that decided nothing there (20 x 30: 1,300-2,900 levels)."""
+"""Seed of the first move order of the count descent (:mod:`.count_descent`) that takes the time left above
+``CONFIG_UP_TO`` under a time limit, instead of P(rho) rounds that decided nothing there (20 x 30: 1,300-2,900
+levels)."""
 CONFIG_PRECISION = 2e-3
 """The configuration bound's bisection stops when its interval is this narrow (relative): P(rho) takes over."""
 CONFIG_UP_TO = 400
@@ -188,10 +187,10 @@ about 5,000 items/s at load 7): a round that cannot be built before the deadline
 CP-SAT runs overshot 60 s by 12-14 s building P(rho) after the solver's share of time was gone)."""
 CHILD_NONZEROS = 100_000
 LADDER = True
-"""Above ``CONFIG_UP_TO`` under a time limit, with worker processes allowed (``processes`` > 1): a ladder of
-level searches lowers the bound on one worker (:mod:`.ladder`) while this process improves the incumbent."""
-LADDER_PATIENCE = 2.0
-"""Wall seconds the method waits, at its deadline, for the ladder's worker to finish the node it is on."""
+"""Above ``CONFIG_UP_TO`` under a time limit, with worker processes (``processes`` > 1): after the coarse
+configuration bound, the time left goes to a ladder of level searches (:mod:`.ladder`) whose nodes the
+workers evaluate, the last worker running the count descent first (instead of the fine grid's refinement
+and the count descent in this process)."""
 """A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 
 
@@ -227,10 +226,8 @@ def solve(
     """
     if processes < 1:
         raise ValueError(f"processes must be at least 1, got {processes}")
-    box = (solver, symmetry, workers)
-    nodes = parallel.Workers(inst, processes, box) if processes > 1 else None
-    climber = ladder.Climber(inst, box) if processes > 1 and LADDER else None
-    with nodes or contextlib.nullcontext(), climber or contextlib.nullcontext():
+    nodes = parallel.Workers(inst, processes, (solver, symmetry, workers)) if processes > 1 else None
+    with nodes or contextlib.nullcontext():
         return _solve(
             inst,
             solver=solver,
@@ -247,7 +244,6 @@ def solve(
             warm_start=warm_start,
             branching=branching,
             nodes=nodes,
-            climber=climber,
         )
 
 
@@ -267,10 +263,8 @@ def _solve(
     warm_start: dict[str, Any] | None = None,
     branching: bool = True,
     nodes: parallel.Workers | None = None,
-    climber: ladder.Climber | None = None,
 ) -> ExactOutcome:
-    """:func:`solve`, the nodes of its level searches on the worker processes ``nodes`` (None: in this process);
-    above ``CONFIG_UP_TO`` under a time limit, the ladder of level searches on ``climber``'s worker."""
+    """:func:`solve`, the nodes of its level searches on the worker processes ``nodes`` (None: in this process)."""
     if solver not in SOLVERS:
         raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
     if formulation not in FORMULATIONS:
@@ -288,10 +282,9 @@ def _solve(
     stats["fluid_bound"] = upper
 
     large = not use_patterns and inst.n_components * inst.n_machines > CONFIG_UP_TO
-    if not (large and deadline is not None and fixed_instances is None and branching):
-        climber = None
-    if climber is not None:
-        climber.start()  # it imports while the warm start and the configuration bound run
+    climbing = LADDER and large and branching and nodes is not None and deadline is not None and not fixed_instances
+    if climbing:
+        nodes.start()  # type: ignore[union-attr]  # the ladder's workers import while the configuration bound runs
     incumbent: Counts | None = None
     if search_start and fixed_instances is None:
         incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = _warm_start(inst)
@@ -330,14 +323,18 @@ def _solve(
         box = None if deadline is None else now + LARGE_CONFIG_BOX * (deadline - now)
         lowered = config_bound.bisect(inst, best, upper, box, precision=CONFIG_PRECISION, first=LARGE_CONFIG_FIRST)
         upper = min(upper, lowered[0])
-        stats["config_coarse_s"] = time.perf_counter() - now
-        if climber is not None:  # the level searches lower the bound on the other core meanwhile
-            climber.climb(best, incumbent, upper, lowered[1], deadline, gap)
-        upper = _fine_config_bound(inst, best, upper, lowered[1], deadline, stats)
-        if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
-            incumbent, best = _improved(inst, incumbent, deadline, stats, None if climber is None else climber.tell)
-        if climber is not None:
-            incumbent, best, upper = _climbed(inst, climber, incumbent, best, upper, stats)
+        stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
+        if climbing:  # the time left: the ladder of level searches and the count descent on the workers
+            climbed = ladder.climb(inst, best, incumbent, upper, lowered[1], deadline, nodes, gap)  # type: ignore[arg-type]
+            stats["ladder"] = climbed.as_dict()
+            stats["count_descent"] = climbed.descent or {}
+            if climbed.best > best:
+                incumbent, best = climbed.counts, rate(inst, climbed.counts)
+            upper = min(upper, climbed.bound)
+        else:
+            upper = _fine_config_bound(inst, best, upper, lowered[1], deadline, stats)
+            if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
+                incumbent, best = _improved(inst, incumbent, deadline, stats)
     if config_lp is None:
         config_lp = not use_patterns and inst.n_components * inst.n_machines <= CONFIG_UP_TO
     stats["config_bound"] = upper
@@ -740,7 +737,6 @@ def _fine_config_bound(
     :func:`.config_bound.refine`, within ``FINE_BOX`` of the time left; ``last``: the coarse bisection's
     last LP, whose columns start the fine one."""
     now = time.perf_counter()
-    stats["config_coarse"] = upper
     box = None if deadline is None else now + FINE_BOX * (deadline - now)
     stats["config_fine"] = []
     refined, _ = config_bound.refine(
@@ -755,34 +751,20 @@ def _improved(
     incumbent: Counts,
     deadline: float,
     stats: dict[str, Any],
-    found: Callable[[Counts], None] | None = None,
 ) -> tuple[Counts, float]:
     """The better of ``incumbent`` and the improvement search from it until ``deadline``, with its rate: the
     descent on instance counts scored by the configuration LP from ``incumbent`` in one random move order
     after another (:func:`.count_descent.multistart`, until the deadline; stop 16), then block ascent.
-    ``found``: called with every better placement on the way (the ladder's incumbent, :mod:`.ladder`).
     Measured at 20 x 30 (from the packing start, 60 s each, load 9): the descent alone reached 406.632 /
-    146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts (:mod:`.improve`) reached 402.608 /
-    144.950 / 150.045 on a quiet machine; since stop 16 the multistart leaves that search no time, so since
-    stop 18 it is no longer called here."""
-    descended, stats["count_descent"] = count_descent.multistart(inst, incumbent, deadline, IMPROVE_SEED, None, found)
+    146.358 / 150.045 on seeds 0-2, where the packing at perturbed counts (``improve.search``, stop 14) reached
+    402.608 / 144.950 / 150.045 on a quiet machine; since stop 16 the multistart left that search no time,
+    and at stop 18 it was removed."""
+    descended, stats["count_descent"] = count_descent.multistart(inst, incumbent, deadline, seed=IMPROVE_SEED)
     stats["count_descent"]["rate"] = rate(inst, descended)
     ascended = polish.reinsert(inst, descended)
     before, after = rate(inst, incumbent), rate(inst, ascended)
     stats["improve"] = {"start": before, "rate": after}
     return (ascended, after) if after > before else (incumbent, before)
-
-
-def _climbed(
-    inst: ThroughputInstance, climber: ladder.Climber, incumbent: Counts, best: float, upper: float, stats: dict
-) -> tuple[Counts, float, float]:
-    """The incumbent, its rate and the bound after what the ladder (:mod:`.ladder`) reported; its statistics
-    go to ``stats["ladder"]``."""
-    climber.collect(LADDER_PATIENCE)
-    stats["ladder"] = {"bound": climber.bound, "best": climber.best, **(climber.stats or {"finished": False})}
-    if climber.counts is not None and climber.best > best:
-        incumbent, best = climber.counts, rate(inst, climber.counts)
-    return incumbent, best, min(upper, climber.bound)
 
 
 def _outcome(

@@ -121,27 +121,40 @@ def multistart(
     seed: int = 0,
     starts: int | None = None,
     found: Callable[[Counts], None] | None = None,
+    patience: float | None = None,
 ) -> tuple[Counts, dict[str, float]]:
     """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
     configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best
-    placement found and the summed numbers (``searches``: how many ran). ``found``: called with every
-    placement better than every one before it (across the searches)."""
+    placement found and the summed numbers (``searches``: how many ran; ``at``: seconds to the best).
+    ``found``: called with every placement better than every one before it (across the searches);
+    ``patience``: no search starts this many seconds after the last better placement (or the start)."""
     if deadline is None and starts is None:
         raise ValueError("count_descent.multistart needs a deadline or a number of starts")
+    begin = last = time.perf_counter()
     best, best_rate = counts, rate(inst, counts)
-    total: dict[str, float] = {"searches": 0}
+    total: dict[str, float] = {"searches": 0, "at": 0.0}
 
     def better(placement: Counts) -> None:
-        if found is not None and rate(inst, placement) > best_rate:
-            found(placement)
+        nonlocal best, best_rate, last
+        if rate(inst, placement) > best_rate:
+            best, best_rate, last = placement, rate(inst, placement), time.perf_counter()
+            total["at"] = last - begin
+            if found is not None:
+                found(placement)
 
-    while (deadline is None or time.perf_counter() < deadline) and (starts is None or total["searches"] < starts):
-        reached, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]), found=better)
+    def go_on() -> bool:
+        now = time.perf_counter()
+        return (
+            (deadline is None or now < deadline)
+            and (starts is None or total["searches"] < starts)
+            and (patience is None or now < last + patience)
+        )
+
+    while go_on():
+        _, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]), found=better)
         total["searches"] += 1
         for key, value in stats.items():
             total[key] = total.get(key, 0) + value
-        if rate(inst, reached) > best_rate:
-            best, best_rate = reached, rate(inst, reached)
     return best, total
 
 

@@ -54,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import select
 import selectors
 import signal
 import struct
@@ -68,7 +67,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from odrp.models.throughput.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, TreePath, evaluate
-from odrp.problems.throughput import Counts, ThroughputInstance
+from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 PROCESSES = 2
 """Worker processes of the level search by default (the benchmark machine has two cores; 1: in process)."""
@@ -272,17 +271,18 @@ def _die_with(parent: int) -> None:
 
 
 def main(parent: int) -> None:
-    """A worker: read an instance, then (rho, node, columns, seconds left) tasks until end of file; a new
-    instance replaces the old one."""
+    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
+    ``rung`` (the same and the leaves' CP-SAT seconds: a ladder's node, :mod:`.ladder`) or ``descend`` (a
+    ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # solver output must not reach the answers
-    tasks = sys.stdin.buffer.raw  # unbuffered: a ladder polls it between nodes (``select`` sees what is left)
-    from odrp.models.throughput import _box_solver, _improver, level_search
+    tasks = sys.stdin.buffer
+    from odrp.models.throughput import _box_solver, _improver, ladder, level_search
 
     real_clock = time.perf_counter
-    inst = solve_box = improve = None
+    inst = solve_box = improve = rung_leaf = None
     while True:
         try:
             message = _receive(tasks)
@@ -293,46 +293,37 @@ def main(parent: int) -> None:
             level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
+            rung_leaf = ladder.leaf_solver(inst, solve_box)
             _send(answers, ("ready", None, time.process_time()))
             continue
-        if message[0] == "ladder":  # a ladder of level searches (:mod:`.ladder`), its reports as they come
-            _climb(inst, message[1:], solve_box, improve, answers, tasks)  # type: ignore[arg-type]
-            continue
-        rho, node, columns, left = message[1:]
-        deadline = None if left is None else time.perf_counter() + left
         try:
-            result = evaluate(inst, rho, node, columns, solve_box, improve, deadline)  # type: ignore[arg-type]
+            if message[0] == "descend":  # the count descent beside a ladder's nodes (:mod:`.ladder`)
+                _descend(inst, message[1:], answers)  # type: ignore[arg-type]
+                continue
+            rho, node, columns, left = message[1:5]
+            leaf = solve_box
+            if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
+                leaf = rung_leaf(message[5])  # type: ignore[misc]
+            deadline = None if left is None else time.perf_counter() + left
+            result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
             result.columns = Columns(result.columns.columns)
             _send(answers, ("ok", result, time.process_time()))
         except Exception:
             _send(answers, ("error", traceback.format_exc(), time.process_time()))
 
 
-def _climb(
-    inst: ThroughputInstance, task: tuple, solve_box: Any, improve: Any, answers: IO[bytes], tasks: IO[bytes]
-) -> None:
-    from odrp.models.throughput import ladder
+def _descend(inst: ThroughputInstance, task: tuple, answers: IO[bytes]) -> None:
+    """A ladder's count descent (:mod:`.ladder`): each better placement as it comes, then the descent's numbers."""
+    from odrp.models.throughput import count_descent
 
-    best, counts, bound, columns, left, gap = task
+    counts, left, patience = task
     deadline = None if left is None else time.perf_counter() + left
 
-    def report(item: tuple) -> None:
-        _send(answers, ("ok", item, time.process_time()))
+    def found(placement: Counts) -> None:
+        _send(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
 
-    def poll() -> tuple[float, Counts] | None:
-        """The last placement the parent sent since the last call (None: none)."""
-        told = None
-        while select.select([tasks], [], [], 0)[0]:
-            message = _receive(tasks)
-            if message[0] == "incumbent":
-                told = message[1], message[2]
-        return told
-
-    try:
-        stats = ladder.climb(inst, best, counts, bound, columns, deadline, solve_box, improve, report, gap, poll)
-        report(("done", stats))
-    except Exception:
-        _send(answers, ("error", traceback.format_exc(), time.process_time()))
+    _, stats = count_descent.multistart(inst, counts, deadline, 0, None, found, patience)
+    _send(answers, ("ok", ("descended", stats), time.process_time()))
 
 
 if __name__ == "__main__":
