@@ -103,7 +103,8 @@ def large_table(
     print(f"uptime: {uptime()}\n")
     print(
         "| size | seed | solver | status | R (incumbent) | bound | gap | fluid bound | pattern bound | config bound "
-        "| hetero_greedy | packing | warm start | descent | improved | level-search nodes | wall s | CPU s |"
+        "| hetero_greedy | packing | warm start | descent | ladder bound (rungs proven) | level-search nodes "
+        "| wall s | CPU s |"
     )
     print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for components, machines in sizes:
@@ -118,11 +119,19 @@ def large_table(
                     f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['fluid_bound']:.3f} | "
                     f"{stats['pattern_bound']:.3f} | {stats['config_bound']:.3f} | {stats['hetero_greedy']:.3f} | "
                     f"{_rate(stats.get('packing'))} | {stats['start_rate']:.3f} | "
-                    f"{_rate(stats['count_descent']['rate'] if 'count_descent' in stats else None)} | "
-                    f"{_rate(stats['improve']['rate'] if 'improve' in stats else None)} | {nodes} | "
+                    f"{_rate(stats.get('count_descent', {}).get('rate'))} | {_ladder(stats)} | {nodes} | "
                     f"{seconds:.1f} | {cpu:.1f} |"
                 )
     print(f"\nuptime: {uptime()}")
+
+
+def _ladder(stats: dict) -> str:
+    """The ladder's lowest proven rung and how many rungs it proved (:mod:`odrp.models.throughput.ladder`)."""
+    if "ladder" not in stats:
+        return "-"
+    rungs = stats["ladder"]["rungs"]
+    proven = sum(r["proven"] for r in rungs)
+    return f"{stats['ladder']['bound']:.3f} ({proven} of {len(rungs)})" if proven else f"- (0 of {len(rungs)})"
 
 
 def _rate(value: float | None) -> str:

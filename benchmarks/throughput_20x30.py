@@ -12,9 +12,10 @@ LPs, dives and CPU seconds (the numbers do not depend on the machine, only the s
 P(rho) with CP-SAT on the leaf's count vector), deadline ``--time-limit`` seconds on this process's CPU
 clock. A placement found means R* >= RHO (the incumbent was the weak side); the tree emptied means
 R* < RHO (a bound that sees the levels' integrality proves RHO); else the node counts say how far it got.
-``--path``: the exact method (CP-SAT) with ``--time-limit`` (default 60) seconds on this process's CPU clock
-(what a quiet machine gives; ``benchmarks.throughput --part large`` has the wall-clock runs), with the
-improvement search's numbers: descents run, their LPs and the rate they reached.
+``--path``: the exact method (CP-SAT) with ``--time-limit`` (default 60) seconds on the CPU clock (this
+process's CPU plus its workers' CPU divided by their number: what a quiet machine with that many cores
+gives; ``benchmarks.throughput --part large`` has the wall-clock runs), with the count descent's best rate
+and when it found it, and the ladder's rungs (:mod:`odrp.models.throughput.ladder`).
 Every run prints the ``uptime`` load before and after.
 """
 
@@ -27,7 +28,7 @@ import time
 from benchmarks.throughput import THROUGHPUT, cpu_seconds, random_case, uptime
 from odrp.methods import run_method
 from odrp.models import throughput as exact_throughput
-from odrp.models.throughput import bounds, count_descent
+from odrp.models.throughput import bounds, count_descent, parallel
 from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 
@@ -93,30 +94,39 @@ def level_search_table(cases: list[tuple[int, float]], time_limit: float) -> Non
 
 
 def path_table(seeds: list[int], time_limit: float) -> None:
-    """The 60 s path with deadlines on this process's CPU clock."""
+    """The 60 s path on the CPU clock: this process's CPU plus the workers' CPU divided by their number (what a
+    quiet machine with that many cores gives, as ``benchmarks.throughput_10x10 --cpu-clock``)."""
     print(f"uptime: {uptime()}\n")
     print(
-        "| 20 x 30 seed | status | verified | R (incumbent) | bound | gap | start | descents | LPs | descent | CPU s |"
+        "| 20 x 30 seed | status | verified | R (incumbent) | bound | gap | start | config bound | descent "
+        "| descent best at s | ladder rungs (rate: nodes, proven) | clock s | wall s |"
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     wall = time.perf_counter
-    for seed in seeds:
-        inst = random_case(seed, 20, 30)
-        cpu = cpu_seconds()
-        time.perf_counter = time.process_time
-        try:
-            result = run_method(THROUGHPUT, inst, "exact", solver="cpsat", time_limit=time_limit)
-        finally:
-            time.perf_counter = wall
-        stats = result.metrics["method_stats"]
-        descent = stats.get("count_descent", {})
-        print(
-            f"| {seed} | {result.status} | {'yes' if result.verified else 'no'} | {result.objective:.3f} | "
-            f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['start_rate']:.3f} | "
-            f"{descent.get('searches', 0):.0f} | {descent.get('lps', 0):.0f} | {descent.get('rate', 0.0):.3f} | "
-            f"{cpu_seconds() - cpu:.1f} |",
-            flush=True,
-        )
+    parallel.CPU_CLOCK = True
+    try:
+        for seed in seeds:
+            inst = random_case(seed, 20, 30)
+            time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / parallel.PROCESSES
+            begin, clock = wall(), time.perf_counter()
+            try:
+                result = run_method(THROUGHPUT, inst, "exact", solver="cpsat", time_limit=time_limit)
+                clock = time.perf_counter() - clock
+            finally:
+                time.perf_counter = wall
+            stats = result.metrics["method_stats"]
+            descent = stats.get("count_descent", {})
+            rungs = stats.get("ladder", {}).get("rungs", [])
+            ladder = ", ".join(f"{r['rho']:.3f}: {r['nodes']}{' proven' if r['proven'] else ''}" for r in rungs)
+            print(
+                f"| {seed} | {result.status} | {'yes' if result.verified else 'no'} | {result.objective:.3f} | "
+                f"{result.bound:.3f} | {100 * result.gap:.2f}% | {stats['start_rate']:.3f} | "
+                f"{stats['config_bound']:.3f} | {descent.get('rate', 0.0):.3f} | {descent.get('at', 0.0):.1f} | "
+                f"{ladder or '-'} | {clock:.1f} | {wall() - begin:.1f} |",
+                flush=True,
+            )
+    finally:
+        parallel.CPU_CLOCK = False
     print(f"\nuptime: {uptime()}")
 
 

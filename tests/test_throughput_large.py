@@ -157,9 +157,10 @@ def test_configuration_bisection_from_high_never_cuts_the_optimum(seed):
 
 def test_large_instance_takes_the_configuration_bound_first():
     # 14 components x 30 machines = 420 > CONFIG_UP_TO: the configuration LP's bisection runs before
-    # P(rho); the answer is verified by the evaluator and its bound is not above the fluid LP's.
+    # P(rho); the answer is verified by the evaluator and its bound is not above the fluid LP's. In one
+    # process (no ladder: tests/test_throughput_ladder.py has the path with workers).
     inst = random_case(1, 14, 30)
-    result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=15)
+    result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=15, options={"processes": 1})
     stats = result.metrics["method_stats"]
     assert result.verified and result.status in ("optimal", "time_limit")
     assert stats["pattern_bound"] == stats["fluid_bound"]  # the pattern LP is skipped above CONFIG_UP_TO

@@ -325,6 +325,7 @@ def _solve(
         upper = min(upper, lowered[0])
         stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
         if climbing:  # the time left: the ladder of level searches and the count descent on the workers
+            stats["config_bound"] = upper
             climbed = ladder.climb(inst, best, incumbent, upper, lowered[1], deadline, nodes, gap)  # type: ignore[arg-type]
             stats["ladder"] = climbed.as_dict()
             stats["count_descent"] = climbed.descent or {}
@@ -337,7 +338,7 @@ def _solve(
                 incumbent, best = _improved(inst, incumbent, deadline, stats)
     if config_lp is None:
         config_lp = not use_patterns and inst.n_components * inst.n_machines <= CONFIG_UP_TO
-    stats["config_bound"] = upper
+    stats.setdefault("config_bound", upper)  # the configuration LP's (the ladder's bound is under "ladder")
 
     status = "optimal"
     message = ""

@@ -74,7 +74,8 @@ class Climbed:
     bound: float
     rungs: list[dict[str, Any]] = field(default_factory=list)
     descent: dict[str, Any] | None = None
-    """The count descent's numbers (None: it did not run or did not finish)."""
+    """The count descent's best rate and placements reported, and its own numbers once it has stopped
+    (None: it did not run)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"best": self.best, "bound": self.bound, "rungs": self.rungs, "descent": self.descent}
@@ -103,6 +104,8 @@ def climb(
         side = workers.procs[-1]
         workers.send(side, ("descend", counts, max(0.0, deadline - now), PATIENCE))
     climbed = Climbed(best, counts, bound)
+    if side is not None:
+        climbed.descent = {"rate": best, "placements": 0, "finished": False}
     tree = Tree(inst, best, counts, _rungs(bound), columns, len(workers.procs))
     in_flight: dict[int, tuple[Any, TreePath, Ranges, HasColumns | None, float | None]] = {}
     aside: list[tuple[TreePath, Ranges, HasColumns | None]] = []
@@ -132,10 +135,13 @@ def climb(
                 continue
             proc, answer = got
             if proc is side:  # the descent: a better placement, or its end (the worker joins the nodes)
+                descent = climbed.descent
                 if answer[0] == "placement":
                     tree.raise_incumbent(answer[1], answer[2])
+                    descent.update(rate=max(descent["rate"], answer[1]), placements=descent["placements"] + 1)  # type: ignore[union-attr]
                 else:
-                    side, climbed.descent = None, answer[1]
+                    side = None
+                    descent.update(answer[1], finished=True)  # type: ignore[union-attr]
                 continue
             _, path, node, parent, seconds = in_flight.pop(proc.pid)
             if answer.verdict == "undecided" and seconds is not None:
