@@ -1,32 +1,41 @@
-"""A ladder of level searches that lowers the bound of a large instance on a worker process (stop 18).
+"""A ladder of level searches that lowers the bound of a large instance, on the worker processes (stop 18).
 
-Above ``CONFIG_UP_TO`` components x machines the exact method's 60 s path gets its bound from the
-configuration LP (:mod:`.config_bound`) and spends the rest of its time on the incumbent (the count
+Above ``CONFIG_UP_TO`` components x machines the exact method's 60 s path got its bound from the
+configuration LP (:mod:`.config_bound`) alone and spent the rest of its time on the incumbent (the count
 descent, :mod:`.count_descent`). The configuration LP cannot see that a component's instances all come
 in one size (the levels' integrality); the level search (:mod:`.level_search`) can, and refutes rates
-the LP cannot (20 x 30 seed 1: 149.4, where the LP refutes nothing below 152.2). One level search at
-a rate just within 1% of the incumbent is all or nothing in 60 s, so the rates come down a ladder:
+the LP cannot (20 x 30 seed 1: 149.42, where the LP refutes nothing below 152.2). The rates come down a
+ladder:
 
     rho_k = max(R (1 + LIFT), B (1 - STEP))          (B: the last rate proven out of reach),
 
 each rung a level search whose proof is the new bound B = rho_k and whose placements found raise the
-incumbent R (the rung's rate then rises to the next rung's formula at the new R, as after any new
-incumbent in :class:`.level_search.Tree`). Once R (1 + LIFT) >= B the gap is below 1% and the rungs
-bisect between R and B until the gap asked for. Every proven rung is a bound at once: a rung cut by the
-deadline loses only itself.
+incumbent R (the rung's rate then rises to the formula at the new R, as after any new incumbent in
+:class:`.level_search.Tree`: nothing decided is lost). With ``STEP`` = 1% and ``LIFT`` = 0.99% the first
+rung is, as soon as the incumbent is good, the rate whose proof leaves a gap below 1%; once R (1 + LIFT)
+>= B the rungs bisect between R and B until the gap asked for. Every proven rung is a bound at once: a
+rung cut by the deadline loses only itself.
 
-**Where.** On one worker process (:class:`.parallel.Workers` with one process, the ``ladder`` task),
-started with the large path and handed the coarse configuration bound, its last LP's columns and the
-incumbent; the parent meanwhile refines the bound on the fine grid and runs the count descent on the
-other core. The worker reports every proven rung and every better placement at once (a message each),
-so that the parent, at its deadline, only reads what has arrived and kills the worker.
+**Where.** The tree stays in this process (:func:`climb`); its nodes go to the workers of
+:class:`.parallel.Workers` (the ``rung`` task: :func:`.level_search.evaluate` with the leaves below),
+two on the benchmark machine. The last worker first runs the count descent from the incumbent (the
+``descend`` task: :func:`.count_descent.multistart`, stopped ``PATIENCE`` seconds after its last better
+placement); each placement it finds comes as a message and raises the tree's incumbent at once
+(:meth:`.level_search.Tree.raise_incumbent`), and when it stops the worker takes nodes too. Measured at
+20 x 30 (CPU s from the packing start): the descent reaches its best within 9-16 s and nothing after, so
+most of the minute goes to the nodes on both cores. Whatever is open at the deadline is dropped; the
+workers in flight are killed.
 
 **Leaves** at 20 x 30 are P(rho) at one count vector with 600 machines' worth of variables: CP-SAT can
 take a minute on one that is feasible by a hair. A leaf is therefore first tried by the dive
 (:func:`.dive.dive`: a placement at those counts by diving on the configuration LP, kept only when its
 exact rate reaches rho), then by CP-SAT for at most ``LEAF_SECONDS``; a leaf still undecided is set aside
-and the search goes on; the leaves set aside are decided again at the end with the time left (the
-proof needs them all: a rung with one left undecided at the deadline is not proven).
+and the search goes on; the leaves set aside are decided again when nothing else is open, with the time
+left (the proof needs them all: a rung with one undecided at the deadline is not proven). (At 20 x 30 the
+rungs near 1% met no leaf at all: their nodes are pruned by the LP or split.)
+
+**Proof.** As in :mod:`.parallel`: a node answered at a rate below the current one stays valid; a rung is
+proven only when no node is open, in flight or set aside.
 """
 
 from __future__ import annotations
