@@ -59,6 +59,23 @@ def test_ladder_ends_at_the_brute_force_optimum(seed, deadline, nodes):
     nodes.start()  # the workers the ladder stopped (a descent still running) come back for the next test
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_rungs_raised_at_once_still_end_at_the_brute_force_optimum(seed, nodes, monkeypatch):
+    # LAST_CALL = 1: every rung is raised halfway to the bound as soon as it starts; the proofs stay above R*
+    # and the ladder still closes the gap
+    monkeypatch.setattr(ladder, "LAST_CALL", 1.0)
+    inst, optimum, start = weak_start(seed)
+    nodes.use(inst)
+    climbed = ladder.climb(
+        inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes
+    )
+    assert all(r["raised"] for r in climbed.rungs)
+    assert all(r["proven"] and r["rho"] > optimum * (1 - 1e-12) for r in climbed.rungs)
+    assert climbed.best == pytest.approx(optimum, rel=1e-9)
+    assert climbed.bound <= optimum * (1 + 1e-6) + 1e-9
+    nodes.start()
+
+
 def test_raise_incumbent_lifts_the_rate_and_ignores_worse():
     inst = tiny(0)
     optimum, optimal = _optimal_counts(inst)

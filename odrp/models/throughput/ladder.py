@@ -58,6 +58,11 @@ STEP = 0.01
 """A rung is at least this far (relative) below the last bound proven."""
 BISECT = 0.5
 """Below 1% the rungs are at incumbent + BISECT (bound - incumbent)."""
+LAST_CALL = 0.25
+"""In the last ``LAST_CALL`` of the ladder's time, a rung still open is raised once, halfway to the bound (its
+tree kept: a node refuted at a rate is refuted at every higher one), so that the minute ends with a proof
+nearer the rung than the last bound. Measured at 20 x 30 seed 0 (CPU clock): the rung at 412.993 (1% of the
+incumbent) was open after 236 nodes and the method's bound stayed the configuration bound 414.989 (1.48%)."""
 LEAF_SECONDS = 3.0
 """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
 PATIENCE = 10.0
@@ -119,8 +124,11 @@ def climb(
     in_flight: dict[int, tuple[Any, TreePath, Ranges, HasColumns | None, float | None]] = {}
     aside: list[tuple[TreePath, Ranges, HasColumns | None]] = []
     begin, set_aside = now, 0
+    last_call = None if deadline is None else deadline - LAST_CALL * (deadline - now)
     try:
         while deadline is None or time.perf_counter() < deadline:
+            if last_call is not None and time.perf_counter() > last_call and not tree.stats.raised:
+                tree.raise_rate(tree.rho + 0.5 * (climbed.bound - tree.rho))  # the last call: halfway up
             if not tree.open and not in_flight and not aside:  # the rung is proven: R* < rho
                 climbed.bound = tree.rho
                 climbed.rungs.append(_rung_stats(tree, True, set_aside, begin))
@@ -176,7 +184,7 @@ def _rung_stats(tree: Tree, proven: bool, aside: int, begin: float) -> dict[str,
     s = tree.stats
     return {
         "rho": tree.rho, "proven": proven, "nodes": s.nodes, "pruned": s.pruned, "leaves": s.leaves,
-        "aside": aside, "incumbents": list(s.incumbents), "s": time.perf_counter() - begin,
+        "aside": aside, "incumbents": list(s.incumbents), "raised": list(s.raised), "s": time.perf_counter() - begin,
     }  # fmt: skip
 
 

@@ -311,6 +311,14 @@ class Tree:
         self.quiet = 0
         return True
 
+    def raise_rate(self, rho: float) -> None:
+        """Decide ``rho`` from now on instead, if it is higher (valid as after a new incumbent, see :meth:`take`:
+        the open nodes cover every count vector that may sustain the old rate, hence the higher one)."""
+        if rho > self.rho:
+            self.rho = rho
+            self.quiet = 0
+            self.stats.raised.append(rho)
+
     def outcome(self, proven: bool) -> LevelSearch:
         self.stats.seconds = time.perf_counter() - self.start
         return LevelSearch(self.best, self.counts, self.rho, proven, self.stats, self.last)
