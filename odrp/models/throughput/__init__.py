@@ -32,7 +32,7 @@ in rho (a placement that sustains rho sustains every smaller rate).
    limit the time left then goes to the improvement searches (:mod:`.count_descent`: descents on the
    instance counts scored by the configuration LP at fixed counts, placements by diving on it, in one
    random move order after another) instead of P(rho) rounds, which decide nothing at that size within a
-   minute, while a ladder of level searches on a worker process lowers the bound (:mod:`.ladder`).
+   minute; with worker processes, a ladder of level searches lowers the bound meanwhile (:mod:`.ladder`).
 3. Repeat: rho = R_inc (1 + g/2), g the relative gap asked for (``mip_gap``, 1e-6 by default).
    Solve P(rho) maximising its smallest relative machine slack.
    - infeasible: no placement reaches rho, so R* < rho and R_inc is optimal within g/2 (R_up = rho);
@@ -186,12 +186,12 @@ ITEM_SECONDS = 1e-4
 about 5,000 items/s at load 7): a round that cannot be built before the deadline is not started (20 x 30
 CP-SAT runs overshot 60 s by 12-14 s building P(rho) after the solver's share of time was gone)."""
 CHILD_NONZEROS = 100_000
+"""A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 LADDER = True
 """Above ``CONFIG_UP_TO`` under a time limit, with worker processes (``processes`` > 1): after the coarse
 configuration bound, the time left goes to a ladder of level searches (:mod:`.ladder`) whose nodes the
 workers evaluate, the last worker running the count descent first (instead of the fine grid's refinement
 and the count descent in this process)."""
-"""A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline."""
 
 
 def solve(
