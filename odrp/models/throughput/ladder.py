@@ -58,11 +58,13 @@ STEP = 0.01
 """A rung is at least this far (relative) below the last bound proven."""
 BISECT = 0.5
 """Below 1% the rungs are at incumbent + BISECT (bound - incumbent)."""
-LAST_CALL = 0.25
+LAST_CALL = 0.4
 """In the last ``LAST_CALL`` of the ladder's time, a rung still open is raised once, halfway to the bound (its
 tree kept: a node refuted at a rate is refuted at every higher one), so that the minute ends with a proof
-nearer the rung than the last bound. Measured at 20 x 30 seed 0 (CPU clock): the rung at 412.993 (1% of the
-incumbent) was open after 236 nodes and the method's bound stayed the configuration bound 414.989 (1.48%)."""
+nearer the rung than the last bound. Measured at 20 x 30 seed 0 (``benchmarks.throughput_20x30 --path``, CPU
+clock, load 3-6): without it the rung at 412.993 (1% above the incumbent) was open after 236 nodes and the
+bound stayed the configuration bound 414.989 (1.48%); with 0.25, 413.991 proven (1.23%); with 0.4, 413.991
+and then 413.492 proven (1.11%). Seeds 1 and 2 prove their 1% rung long before (after 9-20 s)."""
 LEAF_SECONDS = 3.0
 """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
 PATIENCE = 10.0
