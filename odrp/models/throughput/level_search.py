@@ -88,6 +88,9 @@ BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
+BRANCH = "spread"
+"""How a split chooses its component: ``spread`` (the widest range of levels the LP uses), ``size`` (the largest
+lambda-weighted variance of one instance's load) or ``mass`` (the most lambda weight off its main level)."""
 STALL_NODES: int | None = 400
 """A search that has taken this many nodes since its rate last changed raises the rate to what
 ``next_rho.stalled(rho)`` gives, if ``next_rho`` has that method and it gives a rate (None or 0: never).
@@ -202,7 +205,7 @@ def evaluate(
             return NodeResult(rho, "undecided", lp, leaf=True, undecided_lp=undecided_lp)
         children = list(reversed(_outside(levels, near)))
         return NodeResult(rho, "refuted", lp, children, leaf=True, undecided_lp=undecided_lp)
-    c = max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
+    c = _branch_component(inst, lp, used)
     mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
     cut = min(max(math.floor(mean), levels[c][0]), levels[c][1] - 1)
     low = [*levels[:c], (levels[c][0], cut), *levels[c + 1 :]]
@@ -329,6 +332,27 @@ def search(
         if not tree.take(path, node, parent, result):
             return tree.outcome(False)
     return tree.outcome(True)
+
+
+def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
+    """The component a split divides (``BRANCH``)."""
+    if BRANCH == "spread":
+        return max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
+    scores = []
+    for k in range(inst.n_components):
+        if len(used[k]) < 2:
+            scores.append(-1.0)
+            continue
+        shares = [lp.shares.get((k, n), 0.0) for n in used[k]]
+        total = sum(shares)
+        if BRANCH == "size":  # lambda-weighted deviation of one instance's load (cheapest class, share of capacity)
+            load = min(inst.coefficient(k, w) / inst.capacity[w] for w in range(inst.n_machines)) * lp.rho
+            sizes = [load / n for n in used[k]]
+            mean = sum(s * x for s, x in zip(shares, sizes, strict=True)) / total
+            scores.append(sum(s * (x - mean) ** 2 for s, x in zip(shares, sizes, strict=True)) / total)
+        else:  # "mass": the lambda weight off the component's main level
+            scores.append(1.0 - max(shares) / total)
+    return max(range(inst.n_components), key=lambda k: scores[k])
 
 
 def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
