@@ -64,6 +64,7 @@ are degenerate, n u_cn = min_m m u_cm for most levels, so it narrowed 170 nodes 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -91,6 +92,9 @@ SPREAD = 1e-6
 BRANCH = "spread"
 """How a split chooses its component: ``spread`` (the widest range of levels the LP uses), ``size`` (the largest
 lambda-weighted variance of one instance's load) or ``mass`` (the most lambda weight off its main level)."""
+STRONG = 0
+"""Strong branching: a split tries up to this many candidate components and keeps the one whose children
+the LP refutes most (0: ``BRANCH`` alone)."""
 STALL_NODES: int | None = 400
 """A search that has taken this many nodes since its rate last changed raises the rate to what
 ``next_rho.stalled(rho)`` gives, if ``next_rho`` has that method and it gives a rate (None or 0: never).
@@ -126,6 +130,8 @@ class SearchStats:
     """Seconds during which some worker had no node (none was open; parallel)."""
     raised: list[float] = field(default_factory=list)
     """Rates the search rose to without a new incumbent (``stalled``)."""
+    strong: int = 0
+    """Children refuted by their LP inside a strong split (``STRONG``; not counted in ``nodes``)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -161,6 +167,8 @@ class NodeResult:
     found: Counts | None = None
     leaf: bool = False
     undecided_lp: bool = False
+    strong_refuted: int = 0
+    """Children of a strong split whose LP refuted rho (dropped from ``children``)."""
 
 
 def evaluate(
@@ -205,14 +213,54 @@ def evaluate(
             return NodeResult(rho, "undecided", lp, leaf=True, undecided_lp=undecided_lp)
         children = list(reversed(_outside(levels, near)))
         return NodeResult(rho, "refuted", lp, children, leaf=True, undecided_lp=undecided_lp)
-    c = _branch_component(inst, lp, used)
+    if STRONG:
+        return _strong_split(inst, rho, lp, used, levels, undecided_lp, deadline)
+    children = _split(lp, used, levels, _branch_component(inst, lp, used))
+    return NodeResult(rho, "split", lp, children, undecided_lp=undecided_lp)
+
+
+def _split(lp: ConfigurationLP, used: list[list[int]], levels: Ranges, c: int) -> list[Ranges]:
+    """The node's ``levels`` split on component c at its lambda-weighted mean level, in stack order (the
+    child with more lambda weight last: explored first)."""
     mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
     cut = min(max(math.floor(mean), levels[c][0]), levels[c][1] - 1)
     low = [*levels[:c], (levels[c][0], cut), *levels[c + 1 :]]
     high = [*levels[:c], (cut + 1, levels[c][1]), *levels[c + 1 :]]
     weight_low = sum(lp.shares.get((c, n), 0.0) for n in used[c] if n <= cut)
     first, second = (low, high) if weight_low >= 0.5 else (high, low)
-    return NodeResult(rho, "split", lp, [second, first], undecided_lp=undecided_lp)
+    return [second, first]
+
+
+def _strong_split(
+    inst: ThroughputInstance,
+    rho: float,
+    lp: ConfigurationLP,
+    used: list[list[int]],
+    levels: Ranges,
+    undecided_lp: bool,
+    deadline: float | None,
+) -> NodeResult:
+    """Strong branching: the splits of up to ``STRONG`` candidate components (the best by ``spread`` and by
+    ``width``, alternately) are tried, each child's LP solved at rho; the split with the most children refuted
+    wins (ties: the first candidate), and its refuted children are dropped (decided: no placement in them
+    sustains rho)."""
+    ranked = []
+    for rule in ("spread", "width"):
+        ranked.append(sorted(range(inst.n_components), key=lambda k: -_score(inst, lp, used, k, rule)))
+    candidates: list[int] = []
+    for k in itertools.chain.from_iterable(zip(*ranked, strict=True)):
+        if len(used[k]) > 1 and k not in candidates and len(candidates) < STRONG:
+            candidates.append(k)
+    best: tuple[int, list[Ranges]] | None = None
+    for c in candidates:
+        children = _split(lp, used, levels, c)
+        kept = [child for child in children if ConfigurationLP(inst, rho, lp, child).refutes(deadline) is not True]
+        if best is None or len(kept) < len(best[1]):
+            best = (len(children) - len(kept), kept)
+        if not kept:
+            break
+    assert best is not None
+    return NodeResult(rho, "split", lp, best[1], undecided_lp=undecided_lp, strong_refuted=best[0])
 
 
 TreePath = tuple[int, ...]
@@ -280,6 +328,7 @@ class Tree:
             self._push(path, node, parent)
             return True
         stats.undecided += result.undecided_lp
+        stats.strong += result.strong_refuted
         stats.leaves += result.leaf
         if result.verdict == "found":
             assert result.found is not None
@@ -336,23 +385,25 @@ def search(
 
 def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
     """The component a split divides (``BRANCH``)."""
-    if BRANCH == "spread":
-        return max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
-    scores = []
-    for k in range(inst.n_components):
-        if len(used[k]) < 2:
-            scores.append(-1.0)
-            continue
-        shares = [lp.shares.get((k, n), 0.0) for n in used[k]]
-        total = sum(shares)
-        if BRANCH == "size":  # lambda-weighted deviation of one instance's load (cheapest class, share of capacity)
-            load = min(inst.coefficient(k, w) / inst.capacity[w] for w in range(inst.n_machines)) * lp.rho
-            sizes = [load / n for n in used[k]]
-            mean = sum(s * x for s, x in zip(shares, sizes, strict=True)) / total
-            scores.append(sum(s * (x - mean) ** 2 for s, x in zip(shares, sizes, strict=True)) / total)
-        else:  # "mass": the lambda weight off the component's main level
-            scores.append(1.0 - max(shares) / total)
-    return max(range(inst.n_components), key=lambda k: scores[k])
+    return max(range(inst.n_components), key=lambda k: _score(inst, lp, used, k, BRANCH))
+
+
+def _score(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]], k: int, rule: str) -> float:
+    """How much splitting component k is worth by ``rule`` (see ``BRANCH``; higher first)."""
+    if rule == "spread":
+        return used[k][-1] - used[k][0] + len(used[k]) / 1000  # ties: more levels used
+    if len(used[k]) < 2:
+        return -1.0
+    shares = [lp.shares.get((k, n), 0.0) for n in used[k]]
+    total = sum(shares)
+    load = min(inst.coefficient(k, w) / inst.capacity[w] for w in range(inst.n_machines)) * lp.rho
+    if rule == "width":  # the range of one instance's load over the levels used (cheapest class)
+        return load / used[k][0] - load / used[k][-1]
+    if rule == "size":  # lambda-weighted variance of one instance's load (cheapest class, share of capacity)
+        sizes = [load / n for n in used[k]]
+        mean = sum(s * x for s, x in zip(shares, sizes, strict=True)) / total
+        return sum(s * (x - mean) ** 2 for s, x in zip(shares, sizes, strict=True)) / total
+    return 1.0 - max(shares) / total  # "mass": the lambda weight off the component's main level
 
 
 def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:
