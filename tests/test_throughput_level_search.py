@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import types
 
 import pytest
 
@@ -222,19 +223,17 @@ def test_scores_of_the_branching_rules_by_hand():
     # 1 (share 0.25) and 3 (0.75) and component 1 at level 2 alone: only component 0 can be split.
     inst = load(PACKING)
 
-    class _LP:
-        rho = 60.0
-        shares = {(0, 1): 0.25, (0, 3): 0.75, (1, 2): 1.0}
+    lp = types.SimpleNamespace(rho=60.0, shares={(0, 1): 0.25, (0, 3): 0.75, (1, 2): 1.0})
 
     used = [[1, 3], [2]]
     load0 = min(inst.coefficient(0, w) / inst.capacity[w] for w in range(inst.n_machines)) * 60.0
-    assert level_search._score(inst, _LP, used, 0, "spread") == pytest.approx(2 + 2 / 1000)
-    assert level_search._score(inst, _LP, used, 0, "width") == pytest.approx(load0 * (1 - 1 / 3))
+    assert level_search._score(inst, lp, used, 0, "spread") == pytest.approx(2 + 2 / 1000)
+    assert level_search._score(inst, lp, used, 0, "width") == pytest.approx(load0 * (1 - 1 / 3))
     # sizes load0 and load0 / 3, mean 0.25 load0 + 0.75 load0 / 3 = 0.5 load0: variance 0.25 (0.5)^2 + 0.75 (1/6)^2
-    assert level_search._score(inst, _LP, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
-    assert level_search._score(inst, _LP, used, 0, "mass") == pytest.approx(0.25)
+    assert level_search._score(inst, lp, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
+    assert level_search._score(inst, lp, used, 0, "mass") == pytest.approx(0.25)
     for rule in ("width", "size", "mass"):
-        assert level_search._score(inst, _LP, used, 1, rule) == -1.0
+        assert level_search._score(inst, lp, used, 1, rule) == -1.0
     # the split at the mean level 0.25 x 1 + 0.75 x 3 = 2.5: N_0 in [1, 2] or [3, 5]; more weight above, so the
     # upper child is explored first (last in stack order)
-    assert level_search._split(_LP, used, [(1, 5), (2, 2)], 0) == [[(1, 2), (2, 2)], [(3, 5), (2, 2)]]
+    assert level_search._split(lp, used, [(1, 5), (2, 2)], 0) == [[(1, 2), (2, 2)], [(3, 5), (2, 2)]]
