@@ -95,6 +95,11 @@ lambda-weighted variance of one instance's load) or ``mass`` (the most lambda we
 STRONG = 0
 """Strong branching: a split tries up to this many candidate components and keeps the one whose children
 the LP refutes most (0: ``BRANCH`` alone)."""
+SOLVED_KEPT = 200
+"""A process keeps at most this many LPs of strong splits' children (``_SOLVED``) before it forgets them all."""
+_SOLVED: dict[tuple[float, tuple[tuple[int, int], ...]], tuple[ConfigurationLP, bool | None]] = {}
+"""The LPs a strong split solved for the children it kept, by (rho, node): evaluating such a child at the same
+rate takes its LP from here (same rate, same ranges: the same LP) instead of solving it again."""
 STALL_NODES: int | None = 400
 """A search that has taken this many nodes since its rate last changed raises the rate to what
 ``next_rho.stalled(rho)`` gives, if ``next_rho`` has that method and it gives a rate (None or 0: never).
@@ -181,8 +186,10 @@ def evaluate(
     deadline: float | None = None,
 ) -> NodeResult:
     """The node LP at rho on ``node`` (columns from ``parent``), then the leaf's P(rho) or the split."""
-    lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
-    verdict = lp.refutes(deadline)
+    lp, verdict = _SOLVED.pop((rho, tuple(node)), (None, None))  # a strong split's child: its LP is solved
+    if lp is None:
+        lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
+        verdict = lp.refutes(deadline)
     if verdict is True:
         return NodeResult(rho, "pruned", lp)
     levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
@@ -254,13 +261,25 @@ def _strong_split(
     best: tuple[int, list[Ranges]] | None = None
     for c in candidates:
         children = _split(lp, used, levels, c)
-        kept = [child for child in children if ConfigurationLP(inst, rho, lp, child).refutes(deadline) is not True]
+        kept = []
+        for child in children:
+            child_lp = ConfigurationLP(inst, rho, lp, child)
+            verdict = child_lp.refutes(deadline)
+            if verdict is not True:
+                kept.append((child, child_lp, verdict))
         if best is None or len(kept) < len(best[1]):
             best = (len(children) - len(kept), kept)
         if not kept:
             break
     assert best is not None
-    return NodeResult(rho, "split", lp, best[1], undecided_lp=undecided_lp, strong_refuted=best[0])
+    if len(_SOLVED) > SOLVED_KEPT:
+        _SOLVED.clear()
+    for child, child_lp, verdict in best[1]:  # the winner's children need not solve their LP again
+        child_lp._master = None  # its shares, levels and columns are what evaluate reads
+        _SOLVED[rho, tuple(child)] = (child_lp, verdict)
+    return NodeResult(
+        rho, "split", lp, [child for child, *_ in best[1]], undecided_lp=undecided_lp, strong_refuted=best[0]
+    )
 
 
 TreePath = tuple[int, ...]
