@@ -22,6 +22,9 @@ cores if the workers never wait for a node, so optimistic by the time they do.
 ``--stall-nodes N``: ``level_search.STALL_NODES`` (a bisecting level search without a new incumbent for N nodes
 raises its rate halfway to the bound; 0: never, the rule before stop 17).
 
+``--branch RULE``, ``--strong K``: ``level_search.BRANCH`` and ``level_search.STRONG`` (the split's component; strong
+branching on K candidates), in this process and in the workers.
+
 ``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
 before stop 16). The tables report the level search's nodes per wall second and per CPU second.
 
@@ -123,8 +126,11 @@ def main() -> None:
         default=level_search.STALL_NODES,
         help="raise a stalled search after N nodes, 0: never",
     )
+    parser.add_argument("--branch", default=level_search.BRANCH, help="level_search.BRANCH: spread, width, size, mass")
+    parser.add_argument("--strong", type=int, default=level_search.STRONG, help="level_search.STRONG candidates")
     args = parser.parse_args()
     level_search.STALL_NODES = args.stall_nodes
+    level_search.BRANCH, level_search.STRONG = args.branch, args.strong
     if args.cpu_clock:
         processes = args.processes if args.processes > 1 else 1
         time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / processes
