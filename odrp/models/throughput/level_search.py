@@ -20,8 +20,9 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   deadline). A placement found sustains rho: the new incumbent. Infeasible: the box is out, and the
   node minus the box is split into disjoint children (:func:`_outside`: N_1 below or above the
   box's range; N_1 inside and N_2 below or above; ...);
-- else the component whose used levels spread widest is split at its lambda-weighted mean level into
-  two disjoint ranges, the child with more lambda weight explored first.
+- else a component the LP spreads over several levels (``BRANCH``: the one whose instance load varies most
+  over them, times their spread) is split at its lambda-weighted mean level into two disjoint ranges, the
+  child with more lambda weight explored first.
 
 Children partition their parent's counts minus what was decided, so when the stack is empty every
 count vector was refuted: no placement sustains rho, and R* < rho. After a new incumbent R(x) the
@@ -89,12 +90,38 @@ BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
-BRANCH = "spread"
-"""How a split chooses its component: ``spread`` (the widest range of levels the LP uses), ``size`` (the largest
-lambda-weighted variance of one instance's load) or ``mass`` (the most lambda weight off its main level)."""
+BRANCH = "product"
+"""How a split chooses its component among those the LP spreads over several levels n_min < ... < n_max (L: one
+instance's load at N_c = 1 on the cheapest machine, rho e_cw l_c / cap_w, so that L / n is the size of an
+instance at level n): ``product`` (the largest (L / n_min - L / n_max) (n_max - n_min)), ``spread`` (the
+largest n_max - n_min, the rule before issue 3r), ``width`` (the largest L / n_min - L / n_max: how far apart
+the instance sizes the LP mixes are), ``size`` (the largest lambda-weighted variance of L / n) or ``mass``
+(the most lambda weight off the component's main level).
+
+Measured (issue 3r: searches at a fixed rate from the saved placement, one process, CPU clock, as
+``benchmarks.throughput_10x10 --proof DIR [--rate RHO] --processes 1 --branch RULE`` runs them; load 3-9, so
+compare nodes): the proof at R* (1 + 5e-7) on 10 x 10 seed 0 took 1,561 nodes with ``spread``, 1,601 with
+``product``, 1,739 ``mass``, 2,007 ``width``, 2,218 ``size`` (67 leaves with every rule); seed 2's search at
+196.2 (above R* = 195.283) 679 nodes with ``spread``, 279 ``product``, 171 ``size``, 173 ``width``, 245
+``mass``; at 195.6 1,689 ``spread``, 637 ``product``, 419 ``width``. The 60 s runs (``benchmarks.throughput_10x10
+--cpu-clock``, 2 processes, load 4-6): ``width`` left seeds 0 and 3 unproven (0.11%, 0.27%: both are proven
+with ``spread``) and reached 0.35% / 0.33% on seeds 2 / 5; ``product`` proved seeds 0 and 3 (49.8 s, 46.0 s)
+and reached 195.283 / 195.958 (0.35%) on seed 2 and 174.102 / 174.786 (0.39%) on seed 5, where ``spread``
+(main) ends seed 2 at 0.60-1.53% (today 193.457 / 196.845, 1.75%).
+
+What no rule changes (seed 2): near R* the LP is feasible at thousands of count vectors that P(rho) refutes,
+so the proof is a count of leaves, not of splits. The proof at R* (1 + 5e-7) with ``spread`` and 2 processes
+(``benchmarks.throughput_10x10 --proof``): unproven after 600 s of CPU clock (1,178 CPU s), 49,837 nodes,
+5,789 leaves refuted by CP-SAT. At 195.3 (R* + 0.009%) ``width`` took 19,214 nodes and 2,895 leaves in 400 CPU
+s, unproven; with ``RADIUS`` 1, 9,746 nodes and 2,285 boxes, unproven."""
 STRONG = 0
-"""Strong branching: a split tries up to this many candidate components and keeps the one whose children
-the LP refutes most (0: ``BRANCH`` alone)."""
+"""Strong branching: a split tries up to this many candidate components (the best by ``spread`` and by
+``width``, alternately) and keeps the one whose children the LP refutes most (0: ``BRANCH`` alone). Tried and
+left off (issue 3r, same searches as ``BRANCH``, before the kept children reused their LPs): seed 2 at 196.2,
+64 nodes and 65 children refuted inside the splits in 29.9 CPU s with 3 candidates, 108 nodes in 37.4 s with 2
+(``width`` alone: 173 nodes, 16.6 s); seed 0 at R* (1 + 5e-7), 815 nodes in 101.9 s with 3, 897 in 88.4 s
+with 2 (``spread`` alone: 1,561 nodes, 52.2 s). Fewer nodes, more CPU: every candidate's two LPs cost about a
+node each."""
 SOLVED_KEPT = 200
 """A process keeps at most this many LPs of strong splits' children (``_SOLVED``) before it forgets them all."""
 _SOLVED: dict[tuple[float, tuple[tuple[int, int], ...]], tuple[ConfigurationLP, bool | None]] = {}
@@ -418,6 +445,8 @@ def _score(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]],
     load = min(inst.coefficient(k, w) / inst.capacity[w] for w in range(inst.n_machines)) * lp.rho
     if rule == "width":  # the range of one instance's load over the levels used (cheapest class)
         return load / used[k][0] - load / used[k][-1]
+    if rule == "product":  # width times spread
+        return (load / used[k][0] - load / used[k][-1]) * (used[k][-1] - used[k][0])
     if rule == "size":  # lambda-weighted variance of one instance's load (cheapest class, share of capacity)
         sizes = [load / n for n in used[k]]
         mean = sum(s * x for s, x in zip(shares, sizes, strict=True)) / total
