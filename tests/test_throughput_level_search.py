@@ -202,7 +202,9 @@ def test_targets_raise_bisection_targets_only():
     assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
 
 
-@pytest.mark.parametrize(("branch", "strong"), [("width", 0), ("size", 0), ("mass", 0), ("spread", 3), ("width", 2)])
+@pytest.mark.parametrize(
+    ("branch", "strong"), [("spread", 0), ("width", 0), ("size", 0), ("mass", 0), ("product", 3), ("width", 2)]
+)
 @pytest.mark.parametrize("seed", range(8))
 def test_every_branching_rule_proves_brute_force_optimum_and_nothing_below(seed, branch, strong, monkeypatch):
     """Whatever component a split divides (``BRANCH``), and with strong branching dropping the children their
@@ -232,7 +234,8 @@ def test_scores_of_the_branching_rules_by_hand():
     # sizes load0 and load0 / 3, mean 0.25 load0 + 0.75 load0 / 3 = 0.5 load0: variance 0.25 (0.5)^2 + 0.75 (1/6)^2
     assert level_search._score(inst, lp, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
     assert level_search._score(inst, lp, used, 0, "mass") == pytest.approx(0.25)
-    for rule in ("width", "size", "mass"):
+    assert level_search._score(inst, lp, used, 0, "product") == pytest.approx(load0 * (1 - 1 / 3) * 2)  # width x 2
+    for rule in ("width", "size", "mass", "product"):
         assert level_search._score(inst, lp, used, 1, rule) == -1.0
     # the split at the mean level 0.25 x 1 + 0.75 x 3 = 2.5: N_0 in [1, 2] or [3, 5]; more weight above, so the
     # upper child is explored first (last in stack order)

@@ -101,7 +101,8 @@ the instance sizes the LP mixes are), ``size`` (the largest lambda-weighted vari
 Measured (issue 3r: searches at a fixed rate from the saved placement, one process, CPU clock, as
 ``benchmarks.throughput_10x10 --proof DIR [--rate RHO] --processes 1 --branch RULE`` runs them; load 3-9, so
 compare nodes): the proof at R* (1 + 5e-7) on 10 x 10 seed 0 took 1,561 nodes with ``spread``, 1,601 with
-``product``, 1,739 ``mass``, 2,007 ``width``, 2,218 ``size`` (67 leaves with every rule); seed 2's search at
+``product``, 1,739 ``mass``, 2,007 ``width``, 2,218 ``size`` (67 leaves with every rule); on seed 3 (R* =
+173.762) 1,582 nodes and 59.0 CPU s with ``spread``, 941 and 41.8 s with ``product`` (82 leaves); seed 2's search at
 196.2 (above R* = 195.283) 679 nodes with ``spread``, 279 ``product``, 171 ``size``, 173 ``width``, 245
 ``mass``; at 195.6 1,689 ``spread``, 637 ``product``, 419 ``width``. The 60 s runs (``benchmarks.throughput_10x10
 --cpu-clock``, 2 processes, load 4-6): ``width`` left seeds 0 and 3 unproven (0.11%, 0.27%: both are proven
