@@ -108,7 +108,10 @@ compare nodes): the proof at R* (1 + 5e-7) on 10 x 10 seed 0 took 1,561 nodes wi
 --cpu-clock``, 2 processes, load 4-6): ``width`` left seeds 0 and 3 unproven (0.11%, 0.27%: both are proven
 with ``spread``) and reached 0.35% / 0.33% on seeds 2 / 5; ``product`` proved seeds 0 and 3 (49.8 s, 46.0 s)
 and reached 195.283 / 195.958 (0.35%) on seed 2 and 174.102 / 174.786 (0.39%) on seed 5, where ``spread``
-(main) ends seed 2 at 0.60-1.53% (today 193.457 / 196.845, 1.75%).
+(main) ends seed 2 at 0.60-1.53% (today 193.457 / 196.845, 1.75%). Seed 0 sits at the 60 s edge with both
+rules (load 0.4-3.8): ``product`` proved it in 49.8, 59.2 and 58.8 s and once not (217.479 / 218.274, 0.37%),
+``spread`` in 59.2, 55.2 and 54.0 s. Seeds 1 and 4 (8.4 s, 35.8 s with ``product``) and 3 (46.0, 50.7 s;
+``spread`` 42.7 s) stay proven.
 
 What no rule changes (seed 2): near R* the LP is feasible at thousands of count vectors that P(rho) refutes,
 so the proof is a count of leaves, not of splits. The proof at R* (1 + 5e-7) with ``spread`` and 2 processes
