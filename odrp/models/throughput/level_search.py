@@ -116,7 +116,8 @@ rules (load 0.4-3.8): ``product`` proved it in 49.8, 59.2 and 58.8 s and once no
 What no rule changes (seed 2): near R* the LP is feasible at thousands of count vectors that P(rho) refutes,
 so the proof is a count of leaves, not of splits. The proof at R* (1 + 5e-7) with ``spread`` and 2 processes
 (``benchmarks.throughput_10x10 --proof``): unproven after 600 s of CPU clock (1,178 CPU s), 49,837 nodes,
-5,789 leaves refuted by CP-SAT. At 195.3 (R* + 0.009%) ``width`` took 19,214 nodes and 2,895 leaves in 400 CPU
+5,789 leaves refuted by CP-SAT; with ``product``, after 300 s of CPU clock (587 CPU s, load 2-3): 29,315 nodes,
+4,578 leaves, unproven. At 195.3 (R* + 0.009%) ``width`` took 19,214 nodes and 2,895 leaves in 400 CPU
 s, unproven; with ``RADIUS`` 1, 9,746 nodes and 2,285 boxes, unproven."""
 STRONG = 0
 """Strong branching: a split tries up to this many candidate components (the best by ``spread`` and by
