@@ -22,6 +22,12 @@ cores if the workers never wait for a node, so optimistic by the time they do.
 ``--stall-nodes N``: ``level_search.STALL_NODES`` (a bisecting level search without a new incumbent for N nodes
 raises its rate halfway to the bound; 0: never, the rule before stop 17).
 
+``--proof DIR --rate RHO``: the level search at RHO (or above R(x) (1 + 5e-7), after a better placement) from the
+same placement: a search above R* that ends, to compare settings (e.g. 10 x 10 seed 2 at 195.6).
+
+``--branch RULE``, ``--strong K``: ``level_search.BRANCH`` and ``level_search.STRONG`` (the split's component; strong
+branching on K candidates), in this process and in the workers.
+
 ``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
 before stop 16). The tables report the level search's nodes per wall second and per CPU second.
 
@@ -70,7 +76,9 @@ def table(seeds: list[int], time_limit: float, processes: int, solutions: Path |
     print(f"\nuptime: {uptime()}")
 
 
-def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: Path) -> None:
+def proof_table(
+    seeds: list[int], time_limit: float, processes: int, solutions: Path, fixed_rate: float | None = None
+) -> None:
     """The level search at R(x) (1 + 5e-7) from each seed's saved placement x (gap 1e-6: the final target).
     Workers are started and imported before the clocks start; CPU s: this process's and the workers' (as
     they report it with every answer)."""
@@ -91,10 +99,13 @@ def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: 
         wall, clock, own = time.time(), time.perf_counter(), time.process_time()
         cpu = own + parallel.worker_cpu_seconds()  # the workers' CPU as they reported it
         with nodes or contextlib.nullcontext():
-            searched = exact_throughput._level_round(
-                inst, best, counts, best * (1 + 1e-6), 0.5, 1e-6, "cpsat", clock + time_limit, True, 1,
-                {"rounds": []}, None, nodes,
-            )  # fmt: skip
+            if fixed_rate is None:
+                searched = exact_throughput._level_round(
+                    inst, best, counts, best * (1 + 1e-6), 0.5, 1e-6, "cpsat", clock + time_limit, True, 1,
+                    {"rounds": []}, None, nodes,
+                )  # fmt: skip
+            else:  # the search at max(fixed_rate, R (1 + 5e-7)) from the saved placement
+                searched = _fixed_rate_search(inst, best, counts, fixed_rate, clock + time_limit, nodes)
         wall, clock, own = time.time() - wall, time.perf_counter() - clock, time.process_time() - own
         cpu = time.process_time() + parallel.worker_cpu_seconds() - cpu
         s = searched.stats
@@ -105,6 +116,19 @@ def proof_table(seeds: list[int], time_limit: float, processes: int, solutions: 
             flush=True,
         )
     print(f"\nuptime: {uptime()}")
+
+
+def _fixed_rate_search(inst, best, counts, fixed_rate, deadline, nodes):
+    """The level search at max(``fixed_rate``, R (1 + 5e-7)) (R: the incumbent's rate) from ``counts``."""
+
+    def target(found: float) -> float:
+        return max(fixed_rate, found * (1 + 5e-7))
+
+    if nodes is not None:
+        return parallel.search(inst, best, counts, nodes, target, deadline)
+    solve_box = exact_throughput._box_solver(inst, "cpsat", True, 1)
+    improve = exact_throughput._improver(inst)
+    return level_search.search(inst, best, counts, solve_box, target, deadline, improve=improve)
 
 
 def main() -> None:
@@ -123,8 +147,12 @@ def main() -> None:
         default=level_search.STALL_NODES,
         help="raise a stalled search after N nodes, 0: never",
     )
+    parser.add_argument("--rate", type=float, default=None, help="with --proof: the search at this rate instead")
+    parser.add_argument("--branch", default=level_search.BRANCH, help="level_search.BRANCH: spread, width, size, mass")
+    parser.add_argument("--strong", type=int, default=level_search.STRONG, help="level_search.STRONG candidates")
     args = parser.parse_args()
     level_search.STALL_NODES = args.stall_nodes
+    level_search.BRANCH, level_search.STRONG = args.branch, args.strong
     if args.cpu_clock:
         processes = args.processes if args.processes > 1 else 1
         time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / processes
@@ -134,7 +162,7 @@ def main() -> None:
             f"process's CPU + the level-search workers' CPU / {processes}\n"
         )
     if args.proof is not None:
-        proof_table(args.seeds, args.time_limit, args.processes, args.proof)
+        proof_table(args.seeds, args.time_limit, args.processes, args.proof, args.rate)
     else:
         table(args.seeds, args.time_limit, args.processes, args.solutions)
 

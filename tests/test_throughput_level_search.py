@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import types
 
 import pytest
 
@@ -199,3 +200,43 @@ def test_targets_raise_bisection_targets_only():
     assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
     assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.002 = 100.0497: too near the bound to bisect
     assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
+
+
+@pytest.mark.parametrize(
+    ("branch", "strong"), [("spread", 0), ("width", 0), ("size", 0), ("mass", 0), ("product", 3), ("width", 2)]
+)
+@pytest.mark.parametrize("seed", range(8))
+def test_every_branching_rule_proves_brute_force_optimum_and_nothing_below(seed, branch, strong, monkeypatch):
+    """Whatever component a split divides (``BRANCH``), and with strong branching dropping the children their
+    LP refutes (``STRONG``), the search proves R* (1 + 1e-6) out of reach and finds a placement at R* (1 - 1e-3)."""
+    monkeypatch.setattr(level_search, "BRANCH", branch)
+    monkeypatch.setattr(level_search, "STRONG", strong)
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    assert above.proven and above.counts is None
+    below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
+    assert below.counts is not None and below.best >= optimum * (1 - 1e-3)
+    assert evaluate_counts(inst, below.counts).objective == pytest.approx(below.best, rel=1e-12)
+
+
+def test_scores_of_the_branching_rules_by_hand():
+    # the packing case (tests/test_throughput_config_bound.py); a fake LP whose lambda puts component 0 at levels
+    # 1 (share 0.25) and 3 (0.75) and component 1 at level 2 alone: only component 0 can be split.
+    inst = load(PACKING)
+
+    lp = types.SimpleNamespace(rho=60.0, shares={(0, 1): 0.25, (0, 3): 0.75, (1, 2): 1.0})
+
+    used = [[1, 3], [2]]
+    load0 = min(inst.coefficient(0, w) / inst.capacity[w] for w in range(inst.n_machines)) * 60.0
+    assert level_search._score(inst, lp, used, 0, "spread") == pytest.approx(2 + 2 / 1000)
+    assert level_search._score(inst, lp, used, 0, "width") == pytest.approx(load0 * (1 - 1 / 3))
+    # sizes load0 and load0 / 3, mean 0.25 load0 + 0.75 load0 / 3 = 0.5 load0: variance 0.25 (0.5)^2 + 0.75 (1/6)^2
+    assert level_search._score(inst, lp, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
+    assert level_search._score(inst, lp, used, 0, "mass") == pytest.approx(0.25)
+    assert level_search._score(inst, lp, used, 0, "product") == pytest.approx(load0 * (1 - 1 / 3) * 2)  # width x 2
+    for rule in ("width", "size", "mass", "product"):
+        assert level_search._score(inst, lp, used, 1, rule) == -1.0
+    # the split at the mean level 0.25 x 1 + 0.75 x 3 = 2.5: N_0 in [1, 2] or [3, 5]; more weight above, so the
+    # upper child is explored first (last in stack order)
+    assert level_search._split(lp, used, [(1, 5), (2, 2)], 0) == [[(1, 2), (2, 2)], [(3, 5), (2, 2)]]

@@ -20,8 +20,9 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   deadline). A placement found sustains rho: the new incumbent. Infeasible: the box is out, and the
   node minus the box is split into disjoint children (:func:`_outside`: N_1 below or above the
   box's range; N_1 inside and N_2 below or above; ...);
-- else the component whose used levels spread widest is split at its lambda-weighted mean level into
-  two disjoint ranges, the child with more lambda weight explored first.
+- else a component the LP spreads over several levels (``BRANCH``: the one whose instance load varies most
+  over them, times their spread) is split at its lambda-weighted mean level into two disjoint ranges, the
+  child with more lambda weight explored first.
 
 Children partition their parent's counts minus what was decided, so when the stack is empty every
 count vector was refuted: no placement sustains rho, and R* < rho. After a new incumbent R(x) the
@@ -64,6 +65,7 @@ are degenerate, n u_cn = min_m m u_cm for most levels, so it narrowed 170 nodes 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -88,6 +90,48 @@ BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
+BRANCH = "product"
+"""How a split chooses its component among those the LP spreads over several levels n_min < ... < n_max (L: one
+instance's load at N_c = 1 on the cheapest machine, rho e_cw l_c / cap_w, so that L / n is the size of an
+instance at level n): ``product`` (the largest (L / n_min - L / n_max) (n_max - n_min)), ``spread`` (the
+largest n_max - n_min, the rule before issue 3r), ``width`` (the largest L / n_min - L / n_max: how far apart
+the instance sizes the LP mixes are), ``size`` (the largest lambda-weighted variance of L / n) or ``mass``
+(the most lambda weight off the component's main level).
+
+Measured (issue 3r: searches at a fixed rate from the saved placement, one process, CPU clock, as
+``benchmarks.throughput_10x10 --proof DIR [--rate RHO] --processes 1 --branch RULE`` runs them; load 3-9, so
+compare nodes): the proof at R* (1 + 5e-7) on 10 x 10 seed 0 took 1,561 nodes with ``spread``, 1,601 with
+``product``, 1,739 ``mass``, 2,007 ``width``, 2,218 ``size`` (67 leaves with every rule); on seed 3 (R* =
+173.762) 1,582 nodes and 59.0 CPU s with ``spread``, 941 and 41.8 s with ``product`` (82 leaves); seed 2's search at
+196.2 (above R* = 195.283) 679 nodes with ``spread``, 279 ``product``, 171 ``size``, 173 ``width``, 245
+``mass``; at 195.6 1,689 ``spread``, 637 ``product``, 419 ``width``. The 60 s runs (``benchmarks.throughput_10x10
+--cpu-clock``, 2 processes, load 4-6): ``width`` left seeds 0 and 3 unproven (0.11%, 0.27%: both are proven
+with ``spread``) and reached 0.35% / 0.33% on seeds 2 / 5; ``product`` proved seeds 0 and 3 (49.8 s, 46.0 s)
+and reached 195.283 / 195.958 (0.35%) on seed 2 and 174.102 / 174.786 (0.39%) on seed 5, where ``spread``
+(main) ends seed 2 at 0.60-1.53% (today 193.457 / 196.845, 1.75%). Seed 0 sits at the 60 s edge with both
+rules (load 0.4-3.8): ``product`` proved it in 49.8, 59.2 and 58.8 s and once not (217.479 / 218.274, 0.37%),
+``spread`` in 59.2, 55.2 and 54.0 s. Seeds 1 and 4 (8.4 s, 35.8 s with ``product``) and 3 (46.0, 50.7 s;
+``spread`` 42.7 s) stay proven.
+
+What no rule changes (seed 2): near R* the LP is feasible at thousands of count vectors that P(rho) refutes,
+so the proof is a count of leaves, not of splits. The proof at R* (1 + 5e-7) with ``spread`` and 2 processes
+(``benchmarks.throughput_10x10 --proof``): unproven after 600 s of CPU clock (1,178 CPU s), 49,837 nodes,
+5,789 leaves refuted by CP-SAT; with ``product``, after 300 s of CPU clock (587 CPU s, load 2-3): 29,315 nodes,
+4,578 leaves, unproven. At 195.3 (R* + 0.009%) ``width`` took 19,214 nodes and 2,895 leaves in 400 CPU
+s, unproven; with ``RADIUS`` 1, 9,746 nodes and 2,285 boxes, unproven."""
+STRONG = 0
+"""Strong branching: a split tries up to this many candidate components (the best by ``spread`` and by
+``width``, alternately) and keeps the one whose children the LP refutes most (0: ``BRANCH`` alone). Tried and
+left off (issue 3r, same searches as ``BRANCH``, before the kept children reused their LPs): seed 2 at 196.2,
+64 nodes and 65 children refuted inside the splits in 29.9 CPU s with 3 candidates, 108 nodes in 37.4 s with 2
+(``width`` alone: 173 nodes, 16.6 s); seed 0 at R* (1 + 5e-7), 815 nodes in 101.9 s with 3, 897 in 88.4 s
+with 2 (``spread`` alone: 1,561 nodes, 52.2 s). Fewer nodes, more CPU: every candidate's two LPs cost about a
+node each."""
+SOLVED_KEPT = 200
+"""A process keeps at most this many LPs of strong splits' children (``_SOLVED``) before it forgets them all."""
+_SOLVED: dict[tuple[float, tuple[tuple[int, int], ...]], tuple[ConfigurationLP, bool | None]] = {}
+"""The LPs a strong split solved for the children it kept, by (rho, node): evaluating such a child at the same
+rate takes its LP from here (same rate, same ranges: the same LP) instead of solving it again."""
 STALL_NODES: int | None = 400
 """A search that has taken this many nodes since its rate last changed raises the rate to what
 ``next_rho.stalled(rho)`` gives, if ``next_rho`` has that method and it gives a rate (None or 0: never).
@@ -123,6 +167,8 @@ class SearchStats:
     """Seconds during which some worker had no node (none was open; parallel)."""
     raised: list[float] = field(default_factory=list)
     """Rates the search rose to without a new incumbent (``stalled``)."""
+    strong: int = 0
+    """Children refuted by their LP inside a strong split (``STRONG``; not counted in ``nodes``)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -158,6 +204,8 @@ class NodeResult:
     found: Counts | None = None
     leaf: bool = False
     undecided_lp: bool = False
+    strong_refuted: int = 0
+    """Children of a strong split whose LP refuted rho (dropped from ``children``)."""
 
 
 def evaluate(
@@ -170,8 +218,10 @@ def evaluate(
     deadline: float | None = None,
 ) -> NodeResult:
     """The node LP at rho on ``node`` (columns from ``parent``), then the leaf's P(rho) or the split."""
-    lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
-    verdict = lp.refutes(deadline)
+    lp, verdict = _SOLVED.pop((rho, tuple(node)), (None, None))  # a strong split's child: its LP is solved
+    if lp is None:
+        lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
+        verdict = lp.refutes(deadline)
     if verdict is True:
         return NodeResult(rho, "pruned", lp)
     levels = [(r.start, r.stop - 1) for r in lp.pricing.levels]  # the node, narrowed at rho
@@ -202,14 +252,66 @@ def evaluate(
             return NodeResult(rho, "undecided", lp, leaf=True, undecided_lp=undecided_lp)
         children = list(reversed(_outside(levels, near)))
         return NodeResult(rho, "refuted", lp, children, leaf=True, undecided_lp=undecided_lp)
-    c = max(range(inst.n_components), key=lambda k: (used[k][-1] - used[k][0], len(used[k])))
+    if STRONG:
+        return _strong_split(inst, rho, lp, used, levels, undecided_lp, deadline)
+    children = _split(lp, used, levels, _branch_component(inst, lp, used))
+    return NodeResult(rho, "split", lp, children, undecided_lp=undecided_lp)
+
+
+def _split(lp: ConfigurationLP, used: list[list[int]], levels: Ranges, c: int) -> list[Ranges]:
+    """The node's ``levels`` split on component c at its lambda-weighted mean level, in stack order (the
+    child with more lambda weight last: explored first)."""
     mean = sum(n * lp.shares.get((c, n), 0.0) for n in used[c]) / sum(lp.shares.get((c, n), 0.0) for n in used[c])
     cut = min(max(math.floor(mean), levels[c][0]), levels[c][1] - 1)
     low = [*levels[:c], (levels[c][0], cut), *levels[c + 1 :]]
     high = [*levels[:c], (cut + 1, levels[c][1]), *levels[c + 1 :]]
     weight_low = sum(lp.shares.get((c, n), 0.0) for n in used[c] if n <= cut)
     first, second = (low, high) if weight_low >= 0.5 else (high, low)
-    return NodeResult(rho, "split", lp, [second, first], undecided_lp=undecided_lp)
+    return [second, first]
+
+
+def _strong_split(
+    inst: ThroughputInstance,
+    rho: float,
+    lp: ConfigurationLP,
+    used: list[list[int]],
+    levels: Ranges,
+    undecided_lp: bool,
+    deadline: float | None,
+) -> NodeResult:
+    """Strong branching: the splits of up to ``STRONG`` candidate components (the best by ``spread`` and by
+    ``width``, alternately) are tried, each child's LP solved at rho; the split with the most children refuted
+    wins (ties: the first candidate), and its refuted children are dropped (decided: no placement in them
+    sustains rho)."""
+    ranked = []
+    for rule in ("spread", "width"):
+        ranked.append(sorted(range(inst.n_components), key=lambda k: -_score(inst, lp, used, k, rule)))
+    candidates: list[int] = []
+    for k in itertools.chain.from_iterable(zip(*ranked, strict=True)):
+        if len(used[k]) > 1 and k not in candidates and len(candidates) < STRONG:
+            candidates.append(k)
+    best: tuple[int, list[Ranges]] | None = None
+    for c in candidates:
+        children = _split(lp, used, levels, c)
+        kept = []
+        for child in children:
+            child_lp = ConfigurationLP(inst, rho, lp, child)
+            verdict = child_lp.refutes(deadline)
+            if verdict is not True:
+                kept.append((child, child_lp, verdict))
+        if best is None or len(kept) < len(best[1]):
+            best = (len(children) - len(kept), kept)
+        if not kept:
+            break
+    assert best is not None
+    if len(_SOLVED) > SOLVED_KEPT:
+        _SOLVED.clear()
+    for child, child_lp, verdict in best[1]:  # the winner's children need not solve their LP again
+        child_lp._master = None  # its shares, levels and columns are what evaluate reads
+        _SOLVED[rho, tuple(child)] = (child_lp, verdict)
+    return NodeResult(
+        rho, "split", lp, [child for child, *_ in best[1]], undecided_lp=undecided_lp, strong_refuted=best[0]
+    )
 
 
 TreePath = tuple[int, ...]
@@ -277,6 +379,7 @@ class Tree:
             self._push(path, node, parent)
             return True
         stats.undecided += result.undecided_lp
+        stats.strong += result.strong_refuted
         stats.leaves += result.leaf
         if result.verdict == "found":
             assert result.found is not None
@@ -348,6 +451,31 @@ def search(
         if not tree.take(path, node, parent, result):
             return tree.outcome(False)
     return tree.outcome(True)
+
+
+def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
+    """The component a split divides (``BRANCH``)."""
+    return max(range(inst.n_components), key=lambda k: _score(inst, lp, used, k, BRANCH))
+
+
+def _score(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]], k: int, rule: str) -> float:
+    """How much splitting component k is worth by ``rule`` (see ``BRANCH``; higher first)."""
+    if rule == "spread":
+        return used[k][-1] - used[k][0] + len(used[k]) / 1000  # ties: more levels used
+    if len(used[k]) < 2:
+        return -1.0
+    shares = [lp.shares.get((k, n), 0.0) for n in used[k]]
+    total = sum(shares)
+    load = min(inst.coefficient(k, w) / inst.capacity[w] for w in range(inst.n_machines)) * lp.rho
+    if rule == "width":  # the range of one instance's load over the levels used (cheapest class)
+        return load / used[k][0] - load / used[k][-1]
+    if rule == "product":  # width times spread
+        return (load / used[k][0] - load / used[k][-1]) * (used[k][-1] - used[k][0])
+    if rule == "size":  # lambda-weighted variance of one instance's load (cheapest class, share of capacity)
+        sizes = [load / n for n in used[k]]
+        mean = sum(s * x for s, x in zip(shares, sizes, strict=True)) / total
+        return sum(s * (x - mean) ** 2 for s, x in zip(shares, sizes, strict=True)) / total
+    return 1.0 - max(shares) / total  # "mass": the lambda weight off the component's main level
 
 
 def _used_levels(lp: ConfigurationLP, n_components: int) -> list[list[int]]:

@@ -154,6 +154,7 @@ class Workers:
         from odrp.models.throughput import level_search
 
         settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
+        settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
     def warm(self) -> None:
@@ -291,6 +292,7 @@ def main(parent: int) -> None:
         if message[0] == "instance":
             inst, (solver, symmetry, cp_workers), settings = message[1:]
             level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
+            level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
             rung_leaf = ladder.leaf_solver(inst, solve_box)
