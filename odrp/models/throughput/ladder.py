@@ -65,6 +65,11 @@ nearer the rung than the last bound. Measured at 20 x 30 seed 0 (``benchmarks.th
 clock, load 3-6): without it the rung at 412.993 (1% above the incumbent) was open after 236 nodes and the
 bound stayed the configuration bound 414.989 (1.48%); with 0.25, 413.991 proven (1.23%); with 0.4, 413.991
 and then 413.492 proven (1.11%). Seeds 1 and 2 prove their 1% rung long before (after 9-20 s)."""
+BRANCH = "spread"
+"""The split rule of the ladder's nodes (:data:`.level_search.BRANCH`; the level search's default since issue 3r is
+``product``, measured on 10 x 10). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung (149.420)
+is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
+149.513, 1.05%); seeds 0 and 2 ended the same with both (1.11%, 0.74%)."""
 LEAF_SECONDS = 3.0
 """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
 PATIENCE = 10.0
@@ -147,7 +152,7 @@ def climb(
                 path, node, parent = aside.pop() if last_try else tree.pop()
                 seconds = None if last_try else LEAF_SECONDS
                 plain = None if parent is None else Columns(parent.columns)
-                workers.send(proc, ("rung", tree.rho, node, plain, left, seconds))
+                workers.send(proc, ("rung", tree.rho, node, plain, left, seconds, BRANCH))
                 in_flight[proc.pid] = (proc, path, node, parent, seconds)
             got = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
             if got is None:

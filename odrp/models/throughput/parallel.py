@@ -273,8 +273,8 @@ def _die_with(parent: int) -> None:
 
 def main(parent: int) -> None:
     """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
-    ``rung`` (the same and the leaves' CP-SAT seconds: a ladder's node, :mod:`.ladder`) or ``descend`` (a
-    ladder's count descent); a new instance replaces the old one."""
+    ``rung`` (the same, the leaves' CP-SAT seconds and the split rule: a ladder's node, :mod:`.ladder`) or
+    ``descend`` (a ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
     answers = os.fdopen(os.dup(1), "wb")
@@ -283,7 +283,7 @@ def main(parent: int) -> None:
     from odrp.models.throughput import _box_solver, _improver, ladder, level_search
 
     real_clock = time.perf_counter
-    inst = solve_box = improve = rung_leaf = None
+    inst = solve_box = improve = rung_leaf = settings = None
     while True:
         try:
             message = _receive(tasks)
@@ -303,9 +303,9 @@ def main(parent: int) -> None:
                 _descend(inst, message[1:], answers)  # type: ignore[arg-type]
                 continue
             rho, node, columns, left = message[1:5]
-            leaf = solve_box
+            leaf, level_search.BRANCH = solve_box, settings["branch"]  # type: ignore[index]
             if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
-                leaf = rung_leaf(message[5])  # type: ignore[misc]
+                leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
             deadline = None if left is None else time.perf_counter() + left
             result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
             result.columns = Columns(result.columns.columns)
