@@ -148,7 +148,9 @@ def main() -> None:
         help="raise a stalled search after N nodes, 0: never",
     )
     parser.add_argument("--rate", type=float, default=None, help="with --proof: the search at this rate instead")
-    parser.add_argument("--branch", default=level_search.BRANCH, help="level_search.BRANCH: spread, width, size, mass")
+    parser.add_argument(
+        "--branch", default=level_search.BRANCH, help="level_search.BRANCH: spread, product, width, size, mass"
+    )
     parser.add_argument("--strong", type=int, default=level_search.STRONG, help="level_search.STRONG candidates")
     args = parser.parse_args()
     level_search.STALL_NODES = args.stall_nodes
