@@ -70,3 +70,35 @@ def test_warm_start_and_fluid_rounding_are_feasible_and_not_above_the_optimum(se
         rounded = polish.round_fluid(inst, fluid[1], fluid[2], scale)
         if rounded is not None and evaluate_counts(inst, rounded).feasible:
             assert rate(inst, polish.reinsert(inst, rounded)) <= optimum * (1 + 1e-9)
+
+
+def _fluid_extremes(inst, rate, by_class):
+    """max R of the fluid LP, and at R = rate the min and max of sum_w X_cw for every component."""
+    from odrp.solvers import run_highspy
+
+    model, _, _ = bounds.fluid_model(inst, by_class=by_class)
+    run = run_highspy(model.to_highs(), "max", mip=False)
+    extremes = [run.objective]
+    model, _, x = bounds.fluid_model(inst, rate, by_class=by_class)
+    for c in range(inst.n_components):
+        for sense in ("min", "max"):
+            keys = [key for key in x if key[0] == c]
+            highs = model.to_highs()
+            highs.changeColsCost(len(keys), np.array([x[k] for k in keys], dtype=np.int32), np.ones(len(keys)))
+            extremes.append(run_highspy(highs, sense, mip=False).objective)
+    return extremes
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fluid_lp_by_machine_class_has_the_extremes_of_the_lp_per_machine(seed):
+    # the class form (identical machines merged) is the same LP up to symmetry: max R and, at a fixed rate,
+    # the min and max of every component's instance count agree with the per-machine LP's
+    from benchmarks.throughput import random_case
+
+    inst = random_case(seed, 4, 6)
+    assert len(inst.machine_classes) < inst.n_machines  # some machines are interchangeable
+    per_machine = _fluid_extremes(inst, 0.0, False)
+    rate = 0.9 * per_machine[0]
+    per_machine = _fluid_extremes(inst, rate, False)
+    by_class = _fluid_extremes(inst, rate, True)
+    assert by_class == pytest.approx(per_machine, rel=1e-7, abs=1e-7)

@@ -24,36 +24,45 @@ from odrp.solvers import c_stdout_silenced, run_highspy
 
 
 def fluid_model(
-    inst: ThroughputInstance, rate: float | None = None, counts: list[tuple[int, int]] | None = None
+    inst: ThroughputInstance,
+    rate: float | None = None,
+    counts: list[tuple[int, int]] | None = None,
+    by_class: bool = False,
 ) -> tuple[MatrixModel, int, dict]:
     """The fluid LP (objective max R), or with R fixed at ``rate``; returns (model, R column, X columns).
 
     ``counts``: a range (lo, hi) of N_c per component, imposed on sum_w X_cw (a placement whose counts
-    lie in the ranges is still a point of the LP)."""
+    lie in the ranges is still a point of the LP). ``by_class``: one column pair per component and machine
+    class t (M_t interchangeable machines, :attr:`.ThroughputInstance.machine_classes`) instead of per
+    machine, keyed (c, t), the class's rows M_t times one machine's: the same LP up to the symmetry of
+    identical machines (any point averaged over a class is a point, and a class point split evenly over
+    its machines is one), so its R and its sums sum_w X_cw have the same extremes, with M_t times fewer
+    columns (20 x 30: 120 against 1,200)."""
+    units = [(g[0], len(g)) for g in inst.machine_classes] if by_class else [(w, 1) for w in range(inst.n_machines)]
     model = MatrixModel(sense="max")
     r = model.column(cost=1.0) if rate is None else model.column(lower=rate, upper=rate)
     q, x = {}, {}
     for c in range(inst.n_components):
-        for w in range(inst.n_machines):
+        for i, (w, many) in enumerate(units):
             top = inst.count_bound(c, w)
-            q[c, w] = model.column(upper=0.0 if top == 0 else math.inf)
-            x[c, w] = model.column(upper=float(top))
+            q[c, i] = model.column(upper=0.0 if top == 0 else math.inf)
+            x[c, i] = model.column(upper=float(many * top))
             a, room = inst.coefficient(c, w), inst.capacity[w] - inst.overhead[c][w]
             if a > 0:
-                model.row({q[c, w]: a, x[c, w]: -max(room, 0.0)}, upper=0.0)
-        model.row({**{q[c, w]: 1.0 for w in range(inst.n_machines)}, r: -1.0}, 0.0, 0.0)
+                model.row({q[c, i]: a, x[c, i]: -max(room, 0.0)}, upper=0.0)
+        model.row({**{q[c, i]: 1.0 for i in range(len(units))}, r: -1.0}, 0.0, 0.0)
         lo, top = 1.0, math.inf if inst.max_instances[c] is None else float(inst.max_instances[c])
         if counts is not None:
             lo, top = max(lo, float(counts[c][0])), min(top, float(counts[c][1]))
-        model.row({x[c, w]: 1.0 for w in range(inst.n_machines)}, lo, top)
-    for w in range(inst.n_machines):
+        model.row({x[c, i]: 1.0 for i in range(len(units))}, lo, top)
+    for i, (w, many) in enumerate(units):
         row = {}
         for c in range(inst.n_components):
-            row[q[c, w]] = inst.coefficient(c, w)
-            row[x[c, w]] = inst.overhead[c][w]
-        model.row(row, upper=inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL)
+            row[q[c, i]] = inst.coefficient(c, w)
+            row[x[c, i]] = inst.overhead[c][w]
+        model.row(row, upper=many * (inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL))
         if inst.max_tasks[w] is not None:
-            model.row({x[c, w]: 1.0 for c in range(inst.n_components)}, upper=float(inst.max_tasks[w]))
+            model.row({x[c, i]: 1.0 for c in range(inst.n_components)}, upper=float(many * inst.max_tasks[w]))
     return model, r, x
 
 
@@ -119,12 +128,15 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     ranges imposed on the LP (every placement with counts in them that sustains ``rate`` is a point).
 
     A component whose range is one count has nothing to narrow and gets no LP (if every range is one
-    count, one LP with a zero objective decides the LP's feasibility). The LPs share one HiGHS model and
+    count, one LP with a zero objective decides the LP's feasibility). The LP is the class form (``by_class``;
+    measured at 20 x 30 seed 0, 60 nodes of the level search at 412.993, one process: 22.3 CPU s with a
+    column pair per machine, 18.5 s by class, the same verdicts). The LPs share one HiGHS model and
     run without :func:`odrp.solvers.run_highspy`'s per-call bookkeeping: the level search solves up to
     twenty of them at every node (measured: the wrapper cost as much as the LPs)."""
     if any(lo > hi for lo, hi in ranges):
         return [(1, 0)] * inst.n_components
-    model, _, x = fluid_model(inst, rate, ranges)
+    model, _, x = fluid_model(inst, rate, ranges, by_class=True)
+    units = range(len(inst.machine_classes))
     highs = model.to_highs()
     highs.setOptionValue("output_flag", False)
     # primal simplex: a new objective leaves the last basis primal feasible, so each LP goes on from it
@@ -138,7 +150,7 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
         previous: list[int] = []
         for c in wide:
             lo, hi = ranges[c]
-            columns = [x[c, w] for w in range(inst.n_machines)]
+            columns = [x[c, t] for t in units]
             highs.changeColsCost(len(previous), np.array(previous, dtype=np.int32), np.zeros(len(previous)))
             highs.changeColsCost(len(columns), np.array(columns, dtype=np.int32), np.ones(len(columns)))
             previous = columns
