@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 
 from odrp.models.throughput import bounds, config_bound
@@ -15,12 +16,15 @@ from tests.test_throughput_exact import feasible_placements, tiny
 def _enumerated_best(pricing: config_bound._Pricing, t: int, u: dict[tuple[int, int], float]) -> float:
     """max phi over class t's grid configurations by enumeration: each component takes no option or one
     (level n, count k), written apart from the dynamic programme (no dominance, no stages)."""
-    groups = [[None, *options] for options in pricing.options[t]]
+    groups = [
+        [None, *zip(itertools.repeat(c), options.n.tolist(), options.k.tolist(), options.weight.tolist())]
+        for c, options in enumerate(pricing.options[t])
+    ]
     best = 0.0
     for choice in itertools.product(*groups):
         taken = [o for o in choice if o is not None]
-        if sum(o.k for o in taken) <= pricing.slots[t] and sum(o.weight for o in taken) <= config_bound.GRID:
-            best = max(best, sum(o.k * u.get((o.c, o.n), 0.0) for o in taken))
+        if sum(k for _, _, k, _ in taken) <= pricing.slots[t] and sum(w for *_, w in taken) <= config_bound.GRID:
+            best = max(best, sum(k * u.get((c, n), 0.0) for c, n, k, _ in taken))
     return best
 
 
@@ -46,10 +50,31 @@ def test_dominance_across_counts_by_hand():
     # options of one component (profit k u_cn): A = (k 1, weight 10, u 3) gives 3; B = (k 2, weight 12,
     # u 1) gives 2 with more tasks and weight: dominated by A; C = (k 2, weight 8, u 1) is lighter than
     # A: kept; D is a copy of A: the first of the two is kept.
-    a, b = config_bound._Option(0, 1, 1, 10), config_bound._Option(0, 2, 2, 12)
-    c, d = config_bound._Option(0, 3, 2, 8), config_bound._Option(0, 1, 1, 10)
-    u = {(0, 1): 3.0, (0, 2): 1.0, (0, 3): 1.0}
-    assert config_bound._undominated([a, b, c, d], u) == [a, c]
+    k, weight, profit = np.array([1, 2, 2, 1]), np.array([10, 12, 8, 10]), np.array([3.0, 2.0, 2.0, 3.0])
+    assert config_bound._undominated(k, weight, profit).tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_dominance_equals_pairwise_comparison(seed):
+    # the sort-based dominance against its definition, pair by pair: i is dropped when some j has no more
+    # instances, no more weight, at least the profit, and is better somewhere or an earlier copy
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 40))
+    k, weight = rng.integers(1, 4, size), rng.integers(0, 6, size)
+    profit = rng.integers(0, 5, size).astype(float)  # few values: many ties and copies
+    kept = []
+    for i in range(size):
+        dominated = any(
+            k[j] <= k[i]
+            and weight[j] <= weight[i]
+            and profit[j] >= profit[i]
+            and (k[j] < k[i] or weight[j] < weight[i] or profit[j] > profit[i] or j < i)
+            for j in range(size)
+            if j != i
+        )
+        if not dominated:
+            kept.append(i)
+    assert config_bound._undominated(k, weight, profit).tolist() == kept
 
 
 @pytest.mark.parametrize("seed", range(8))
