@@ -55,7 +55,7 @@ def test_lagrangian_certificate_by_hand():
     pricing = config_bound._Pricing(load(PACKING), 80.0)
     assert [list(levels) for levels in pricing.levels] == [[2], [2]]
     value, configs = pricing.lagrangian({(0, 2): 1.0, (1, 2): 1.0})
-    assert value == pytest.approx(1.0, abs=1e-12)
+    assert 1.0 - 1e-5 < value <= 1.0  # P(u) is rounded up (its float32 table), at most 1e-5 relative
     assert [sum(config.values()) for config in configs] == [1]
 
 

@@ -76,8 +76,8 @@ def test_master_kept_in_one_model_equals_a_rebuilt_one(case):
             continue
         kept = config_bound._Master(lp.pricing)
         for _ in range(30):
-            value, u, _ = kept.solve(lp.columns)
-            rebuilt, _, _ = config_bound._Master(lp.pricing).solve(lp.columns)
+            value, u, *_ = kept.solve(lp.columns)
+            rebuilt, *_ = config_bound._Master(lp.pricing).solve(lp.columns)
             assert value == pytest.approx(rebuilt, rel=1e-9, abs=1e-9)
             if value <= 1e-9:
                 break

@@ -39,11 +39,12 @@ def test_pricing_knapsack_equals_enumeration(seed):
         u = {(c, n): rng.choice([0.0, rng.random()]) for c, levels in enumerate(pricing.levels) for n in levels}
         for t in range(len(pricing.classes)):
             value, config = pricing.best(t, u)
-            assert value == pytest.approx(_enumerated_best(pricing, t, u), rel=1e-12, abs=1e-12)
+            enumerated = _enumerated_best(pricing, t, u)
+            assert enumerated <= value <= enumerated * (1 + 1e-5)  # an upper bound, float32 tables: 1e-5 at most
             weights = pricing.weights[t]
             assert sum(config.values()) <= pricing.slots[t]  # the configuration returned fits and attains it
             assert sum(weights[c, n, k] for (c, n), k in config.items()) <= config_bound.GRID
-            assert sum(k * u[c, n] for (c, n), k in config.items()) == pytest.approx(value, rel=1e-12, abs=1e-12)
+            assert sum(k * u[c, n] for (c, n), k in config.items()) == pytest.approx(value, rel=1e-5, abs=1e-12)
 
 
 def test_dominance_across_counts_by_hand():
