@@ -8,7 +8,7 @@ import pytest
 from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import load
-from tests.test_throughput_exact import brute_force, tiny
+from tests.test_throughput_exact import brute_force, feasible_placements, tiny
 
 # Two source components a and b (each receives R; e = 1, overhead 40) on three identical machines
 # (capacity 100, 2 task slots). An instance of a component with N instances costs R/N + 40.
@@ -89,3 +89,45 @@ def test_highs_child_is_stopped_at_the_deadline(monkeypatch):
     monkeypatch.setattr(highs_child, "GRACE", 0.0)
     run, values = highs_child.solve(_knapsack(), 0.0)  # the child cannot even start Python in 0 s
     assert run.status == "time_limit" and values is None and run.runtime_s < 5.0
+
+
+def _fits(inst, rho: float, group: tuple[int, ...], config: dict[tuple[int, int], int]) -> bool:
+    """The configuration's instances (k of component c at level n, each e l rho / n + MET CPU) fit one machine
+    of the class: CPU within the capacity and tasks within the limit (eq. 5, by hand, not through the grid)."""
+    w = group[0]
+    load = sum(k * (inst.coefficient(c, w) * rho / n + inst.overhead[c][w]) for (c, n), k in config.items())
+    tasks = sum(config.values())
+    limit = inst.max_tasks[w]
+    return load <= inst.capacity[w] * (1 + 1e-9) + 1e-9 and (limit is None or tasks <= limit)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_columns_from_the_rate_s_pool_are_configurations_of_the_node(seed):
+    # every LP at a rate adds its priced configurations to the rate's pool, and every later LP at that rate (a
+    # node: narrower levels) starts from those of them that fit it; each column of a node's LP is then a set
+    # of instances at the node's levels that fits one machine of its class, and the verdict stays a bound:
+    # never a refutation at or below the brute-force optimum
+    inst = tiny(seed)
+    optimum, counts = max(feasible_placements(inst))
+    best = [(sum(row), sum(row)) for row in counts]  # the counts of an optimal placement
+    for rho in (0.95 * optimum, optimum, 1.1 * optimum):
+        root = config_bound.ConfigurationLP(inst, rho)
+        root.refutes()
+        pool = root.pricing.table.pool
+        levels = [(r.start, r.stop - 1) for r in root.pricing.levels]
+        if any(lo > hi for lo, hi in levels):
+            continue
+        node = best if rho <= optimum else [(lo, lo) for lo, _ in levels]  # else: the lowest levels
+        lp = config_bound.ConfigurationLP(inst, rho, within=node)
+        assert lp.pricing.table is root.pricing.table  # one table (and pool) per rate
+        for t, configs in enumerate(lp.columns):
+            group = inst.machine_classes[t]
+            for config in configs:
+                assert all(n in lp.pricing.levels[c] for c, n in config)
+                assert _fits(inst, rho, group, config)
+        for t, configs in enumerate(pool):  # the node starts from every pool configuration that fits it
+            for config in configs:
+                kept = lp.pricing.fitting(t, config)
+                assert not kept or kept in lp.columns[t]
+        if rho <= optimum:
+            assert lp.refutes() is not True and root.refutes() is not True

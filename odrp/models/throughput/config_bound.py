@@ -66,6 +66,7 @@ the incumbent, load 6.5-9): the warm basis makes each master 3-7 times cheaper (
 0.55-1.07), but its duals price worse columns: 12-45 column generation steps against 9-24, and 2.0-14.6 CPU s
 per LP against 2.0-8.8 (seed 2 on 20,000 units: 45 steps, 14.6 s against 24 steps, 8.8 s). The pricing takes
 most of the time (70-90%), so fewer steps win."""
+POOL = True
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
 POSITIVE = 1e-12
@@ -129,6 +130,7 @@ class _Table:
             self.slots.append(slots)
             self.most.append(most)
         self.carried = {(c, n) for weights in self.weights for c, n, _ in weights}
+        self.pool: list[list[dict[tuple[int, int], int]]] = [[] for _ in self.classes]
 
 
 _TABLES: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}
@@ -333,6 +335,15 @@ class ConfigurationLP:
                     if kept and frozenset(kept.items()) not in seen:
                         seen.add(frozenset(kept.items()))
                         self.columns[t].append(kept)
+        if POOL:  # every configuration priced at this rate in this process (sibling subtrees' too)
+            pool = self.pricing.table.pool
+            for t, configs in enumerate(pool):
+                seen = {frozenset(config.items()) for config in self.columns[t]}
+                for config in configs:
+                    kept = self.pricing.fitting(t, config)
+                    if kept and frozenset(kept.items()) not in seen:
+                        seen.add(frozenset(kept.items()))
+                        self.columns[t].append(kept)
         self.iterations = 0
         self._master: _Master | None = None
 
@@ -358,6 +369,7 @@ class ConfigurationLP:
             for t, config in enumerate(configs):
                 if config and config not in self.columns[t]:
                     self.columns[t].append(config)
+                    self.pricing.table.pool[t].append(config)
                     added = True
             if not added:
                 return None  # the pricing repeats a column: the master's duals do not move
