@@ -67,6 +67,12 @@ the incumbent, load 6.5-9): the warm basis makes each master 3-7 times cheaper (
 per LP against 2.0-8.8 (seed 2 on 20,000 units: 45 steps, 14.6 s against 24 steps, 8.8 s). The pricing takes
 most of the time (70-90%), so fewer steps win."""
 POOL = True
+"""Every LP starts from the configurations priced so far at its rate in this process (the rate's pool, kept with
+its :class:`_Table`), besides its parent's: those that fit the LP's levels. Any configuration that fits is a
+column (the proof is the pricing's, never the master's), and in a level search sibling subtrees price much the
+same machines. Measured (20 x 30 seed 0, the level search at 412.993 from its root, one process): without
+it 407 nodes and 75.6 CPU s, with it 201 nodes and 23.7 s. Keeping fewer of the parent's columns does the
+opposite (at most 100 or 300 per class, by reduced cost: the first 60 nodes took 42-49 s against 12 s)."""
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
 POSITIVE = 1e-12
@@ -131,6 +137,7 @@ class _Table:
             self.most.append(most)
         self.carried = {(c, n) for weights in self.weights for c, n, _ in weights}
         self.pool: list[list[dict[tuple[int, int], int]]] = [[] for _ in self.classes]
+        """Every configuration of each class priced at this rate (``POOL``)."""
 
 
 _TABLES: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}
