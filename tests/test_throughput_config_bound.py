@@ -131,3 +131,21 @@ def test_columns_from_the_rate_s_pool_are_configurations_of_the_node(seed):
                 assert not kept or kept in lp.columns[t]
         if rho <= optimum:
             assert lp.refutes() is not True and root.refutes() is not True
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_new_rate_s_pool_starts_with_the_configurations_that_still_fit(seed):
+    # priced at 0.9 R*, carried to 1.05 R*: each carried configuration fits a machine at the higher rate (by
+    # hand, eq. 5), and those that do not fit are left behind
+    inst = tiny(seed)
+    optimum = brute_force(inst)[0]
+    config_bound._TABLES.clear()
+    low = config_bound.ConfigurationLP(inst, 0.9 * optimum)
+    low.refutes()
+    high = config_bound.ConfigurationLP(inst, 1.05 * optimum)
+    carried = high.pricing.table.pool
+    for t, configs in enumerate(low.pricing.table.pool):
+        group = inst.machine_classes[t]
+        for config in configs:
+            kept = high.pricing.table.within(config)
+            assert (kept in carried[t]) == (bool(kept) and _fits(inst, 1.05 * optimum, group, kept))

@@ -101,6 +101,7 @@ class _Table:
     carry. Built once per (instance, rho, grid) and shared by the nodes of a level search (:func:`_table`)."""
 
     def __init__(self, inst: ThroughputInstance, rho: float, grid: int) -> None:
+        self.grid = grid
         self.ranges = [count_range(inst, c, rho) for c in range(inst.n_components)]
         self.classes = [group for group in inst.machine_classes]
         self.options: list[list[_Options]] = []  # options[t][c]
@@ -139,21 +140,48 @@ class _Table:
         self.pool: list[list[dict[tuple[int, int], int]]] = [[] for _ in self.classes]
         """Every configuration of each class priced at this rate (``POOL``)."""
 
+    def within(self, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int]:
+        """``config`` without its instances at levels outside the table's ranges."""
+        ranges = self.ranges
+        return {(c, n): k for (c, n), k in config.items() if ranges[c][0] <= n <= ranges[c][1]}
+
+    def fits(self, t: int, config: dict[tuple[int, int], int]) -> bool:
+        """Whether ``config`` (at the table's levels) is an option set of class t within its grid and task slots."""
+        weights = self.weights[t]
+        if any((c, n, k) not in weights for (c, n), k in config.items()):
+            return False
+        return (
+            sum(config.values()) <= self.slots[t] and sum(weights[c, n, k] for (c, n), k in config.items()) <= self.grid
+        )
+
 
 _TABLES: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}
 TABLES_KEPT = 8
-"""A process keeps the tables of at most this many rates (the oldest is forgotten first)."""
+"""A process keeps the tables of at most this many rates (the one used least recently is forgotten first)."""
+CARRIED = 5000
+"""A new rate's pool starts with at most this many configurations per class from the rate used last."""
 
 
 def _table(inst: ThroughputInstance, rho: float, grid: int) -> _Table:
     """The :class:`_Table` of (inst, rho, grid), built on first use (the instance is kept with it, so that its
-    id cannot be reused by another instance while the entry lives)."""
+    id cannot be reused by another instance while the entry lives). A new table's pool starts with the last
+    ``CARRIED`` configurations of the pool at the rate used last (same instance and grid) that fit at this rate."""
     key = (id(inst), rho, grid)
     entry = _TABLES.get(key)
     if entry is None or entry[0] is not inst:
+        last = next((e[1] for k, e in reversed(_TABLES.items()) if e[0] is inst and k[2] == grid), None)
         while len(_TABLES) >= TABLES_KEPT:
             del _TABLES[next(iter(_TABLES))]
         entry = _TABLES[key] = (inst, _Table(inst, rho, grid))
+        if last is not None and POOL:
+            table = entry[1]
+            for t, configs in enumerate(last.pool):
+                for config in configs[-CARRIED:]:
+                    kept = table.within(config)
+                    if kept and table.fits(t, kept):
+                        table.pool[t].append(kept)
+    else:  # the rate used last: at the end of the order
+        _TABLES[key] = _TABLES.pop(key)
     return entry[1]
 
 
@@ -188,13 +216,8 @@ class _Pricing:
 
     def fitting(self, t: int, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int] | None:
         """``config`` restricted to the levels allowed at this rho, if it fits class t on the grid."""
-        weights = self.weights[t]
         kept = {(c, n): k for (c, n), k in config.items() if n in self.levels[c]}
-        if any((c, n, k) not in weights for (c, n), k in kept.items()):
-            return None
-        if sum(kept.values()) > self.slots[t] or sum(weights[c, n, k] for (c, n), k in kept.items()) > self.grid:
-            return None
-        return kept
+        return kept if self.table.fits(t, kept) else None
 
     def empty(self) -> bool:
         """Some component has no level at rho (then rho is refuted outright)."""

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 LIFT = 0.0099
 """A rung is at least this far (relative) above the incumbent: its proof leaves a gap below 1%."""
-STEP = 0.01
+STEP = 0.005
 """A rung is at least this far (relative) below the last bound proven."""
 BISECT = 0.5
 """Below 1% the rungs are at incumbent + BISECT (bound - incumbent)."""
@@ -70,6 +70,13 @@ BRANCH = "spread"
 ``product``, measured on 10 x 10). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung (149.420)
 is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
 149.513, 1.05%); seeds 0 and 2 ended the same with both (1.11%, 0.74%)."""
+RESTART: float | None = 0.001
+"""A better placement from the count descent that raises the rung's rate by more than this (relative) starts the
+rung again from a new tree at its rate (the nodes in flight are dropped) instead of raising the open tree's rate
+(None: never). Its tree was split at a lower rate, where the
+search is harder: measured at 20 x 30 seed 0 (``benchmarks.throughput_20x30 --path``, CPU clock), the descent's
+408.945 came after 11.5 s, and the rung at 412.993 (1% above it) raised in the tree begun at 410.84 was open after
+439 nodes, when the last call raised it; a ladder begun at 408.945 proves it in 237 nodes and 17.0 s (wall)."""
 LEAF_SECONDS = 3.0
 """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
 PATIENCE = 10.0
@@ -94,12 +101,17 @@ class Climbed:
     counts: Counts
     bound: float
     rungs: list[dict[str, Any]] = field(default_factory=list)
+    restarts: int = 0
+    """Trees given up for a new one at the rate of a better placement from the descent (``RESTART``)."""
     descent: dict[str, Any] | None = None
     """The count descent's best rate and placements reported, and its own numbers once it has stopped
     (None: it did not run)."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"best": self.best, "bound": self.bound, "rungs": self.rungs, "descent": self.descent}
+        return {
+            "best": self.best, "bound": self.bound, "rungs": self.rungs, "restarts": self.restarts,
+            "descent": self.descent,
+        }  # fmt: skip
 
 
 def climb(
@@ -128,7 +140,7 @@ def climb(
     if side is not None:
         climbed.descent = {"rate": best, "placements": 0, "finished": False}
     tree = Tree(inst, best, counts, _rungs(bound), columns, len(workers.procs))
-    in_flight: dict[int, tuple[Any, TreePath, Ranges, HasColumns | None, float | None]] = {}
+    in_flight: dict[int, tuple[Tree, TreePath, Ranges, HasColumns | None, float | None]] = {}
     aside: list[tuple[TreePath, Ranges, HasColumns | None]] = []
     begin, set_aside = now, 0
     last_call = None if deadline is None else deadline - LAST_CALL * (deadline - now)
@@ -153,7 +165,7 @@ def climb(
                 seconds = None if last_try else LEAF_SECONDS
                 plain = None if parent is None else Columns(parent.columns)
                 workers.send(proc, ("rung", tree.rho, node, plain, left, seconds, BRANCH))
-                in_flight[proc.pid] = (proc, path, node, parent, seconds)
+                in_flight[proc.pid] = (tree, path, node, parent, seconds)
             got = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
             if got is None:
                 continue
@@ -161,13 +173,23 @@ def climb(
             if proc is side:  # the descent: a better placement, or its end (the worker joins the nodes)
                 descent = climbed.descent
                 if answer[0] == "placement":
-                    tree.raise_incumbent(answer[1], answer[2])
+                    rho = tree.rho
+                    if (
+                        tree.raise_incumbent(answer[1], answer[2])
+                        and RESTART is not None
+                        and tree.rho > rho * (1 + RESTART)
+                    ):
+                        tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
+                        begin, set_aside, aside = time.perf_counter(), 0, []
+                        climbed.restarts += 1
                     descent.update(rate=max(descent["rate"], answer[1]), placements=descent["placements"] + 1)  # type: ignore[union-attr]
                 else:
                     side = None
                     descent.update(answer[1], finished=True)  # type: ignore[union-attr]
                 continue
-            _, path, node, parent, seconds = in_flight.pop(proc.pid)
+            owner, path, node, parent, seconds = in_flight.pop(proc.pid)
+            if owner is not tree:  # a node of a tree given up for a new one (RESTART)
+                continue
             if answer.verdict == "undecided" and seconds is not None:
                 aside.append((path, node, Columns(answer.columns.columns)))
                 set_aside += 1
@@ -175,7 +197,8 @@ def climb(
             if not tree.take(path, node, parent, answer):
                 break
     finally:
-        workers.stop([entry[0] for entry in in_flight.values()] + ([side] if side is not None else []))
+        busy = [proc for proc in workers.procs if proc.pid in in_flight]
+        workers.stop(busy + ([side] if side is not None else []))
     if not climbed.rungs or climbed.rungs[-1]["rho"] != tree.rho or tree.open or aside:
         climbed.rungs.append(_rung_stats(tree, False, set_aside, begin))
     climbed.best, climbed.counts = tree.best, tree.counts  # type: ignore[assignment]
