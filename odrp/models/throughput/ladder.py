@@ -70,13 +70,16 @@ BRANCH = "spread"
 ``product``, measured on 10 x 10). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung (149.420)
 is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
 149.513, 1.05%); seeds 0 and 2 ended the same with both (1.11%, 0.74%)."""
-RESTART: float | None = 0.001
+RESTART: float | None = 0.0
 """A better placement from the count descent that raises the rung's rate by more than this (relative) starts the
 rung again from a new tree at its rate (the nodes in flight are dropped) instead of raising the open tree's rate
 (None: never). Its tree was split at a lower rate, where the
 search is harder: measured at 20 x 30 seed 0 (``benchmarks.throughput_20x30 --path``, CPU clock), the descent's
 408.945 came after 11.5 s, and the rung at 412.993 (1% above it) raised in the tree begun at 410.84 was open after
 439 nodes, when the last call raised it; a ladder begun at 408.945 proves it in 237 nodes and 17.0 s (wall)."""
+TAIL: int | None = 250
+"""A rung open after this many nodes (and not raised) starts once more from a new tree at the same rate: the
+pools of the workers differ by then, so the new tree's splits do too (None: never)."""
 LEAF_SECONDS = 3.0
 """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
 PATIENCE = 10.0
@@ -142,10 +145,14 @@ def climb(
     tree = Tree(inst, best, counts, _rungs(bound), columns, len(workers.procs))
     in_flight: dict[int, tuple[Tree, TreePath, Ranges, HasColumns | None, float | None]] = {}
     aside: list[tuple[TreePath, Ranges, HasColumns | None]] = []
-    begin, set_aside = now, 0
+    begin, set_aside, tailed = now, 0, False
     last_call = None if deadline is None else deadline - LAST_CALL * (deadline - now)
     try:
         while deadline is None or time.perf_counter() < deadline:
+            if TAIL and tree.stats.nodes >= TAIL and not tree.stats.raised and not tailed:  # a new tree, same rate
+                tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
+                begin, set_aside, aside, tailed = time.perf_counter(), 0, [], True
+                climbed.restarts += 1
             if last_call is not None and time.perf_counter() > last_call and not tree.stats.raised:
                 tree.raise_rate(tree.rho + 0.5 * (climbed.bound - tree.rho))  # the last call: halfway up
             if not tree.open and not in_flight and not aside:  # the rung is proven: R* < rho
@@ -154,7 +161,7 @@ def climb(
                 if climbed.bound - tree.best <= gap * tree.best:
                     break
                 tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
-                begin, set_aside = time.perf_counter(), 0
+                begin, set_aside, tailed = time.perf_counter(), 0, False
                 continue
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
             for proc in workers.procs:
