@@ -21,7 +21,9 @@ rung cut by the deadline loses only itself.
 two on the benchmark machine. The last worker first runs the count descent from the incumbent (the
 ``descend`` task: :func:`.count_descent.multistart`, stopped ``PATIENCE`` seconds after its last better
 placement); each placement it finds comes as a message and raises the tree's incumbent at once
-(:meth:`.level_search.Tree.raise_incumbent`), and when it stops the worker takes nodes too. Measured at
+(:meth:`.level_search.Tree.raise_incumbent`; if that raises the rung's rate by more than ``RESTART`` the rung
+starts again from a new tree, stop 19), and when it stops the worker takes nodes too. A rung open after ``TAIL``
+nodes starts once more from a new tree. Measured at
 20 x 30 (CPU s from the packing start): the descent reaches its best within 9-16 s and nothing after, so
 most of the minute goes to the nodes on both cores. Whatever is open at the deadline is dropped; the
 workers in flight are killed.
