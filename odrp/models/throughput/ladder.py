@@ -158,7 +158,7 @@ def climb(
     try:
         while deadline is None or time.perf_counter() < deadline:
             if TAIL and tree.stats.nodes >= TAIL and not tree.stats.raised and not tailed:  # a new tree, same rate
-                tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
+                tree = _renewed(tree, climbed.bound, len(workers.procs))
                 begin, set_aside, aside, tailed = time.perf_counter(), 0, [], True
                 climbed.restarts += 1
             if last_call is not None and time.perf_counter() > last_call and not tree.stats.raised:
@@ -168,7 +168,7 @@ def climb(
                 climbed.rungs.append(_rung_stats(tree, True, set_aside, begin))
                 if climbed.bound - tree.best <= gap * tree.best:
                     break
-                tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
+                tree = _renewed(tree, climbed.bound, len(workers.procs))
                 begin, set_aside, tailed = time.perf_counter(), 0, False
                 continue
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -194,7 +194,7 @@ def climb(
                         and RESTART is not None
                         and tree.rho > rho * (1 + RESTART)
                     ):
-                        tree = Tree(inst, tree.best, tree.counts, _rungs(climbed.bound), tree.last, len(workers.procs))
+                        tree = _renewed(tree, climbed.bound, len(workers.procs))
                         begin, set_aside, aside = time.perf_counter(), 0, []
                         climbed.restarts += 1
                     descent.update(rate=max(descent["rate"], answer[1]), placements=descent["placements"] + 1)  # type: ignore[union-attr]
@@ -218,6 +218,11 @@ def climb(
         climbed.rungs.append(_rung_stats(tree, False, set_aside, begin))
     climbed.best, climbed.counts = tree.best, tree.counts  # type: ignore[assignment]
     return climbed
+
+
+def _renewed(tree: Tree, bound: float, processes: int) -> Tree:
+    """A new tree for the rung below ``bound`` at ``tree``'s incumbent, its root from ``tree``'s last columns."""
+    return Tree(tree.inst, tree.best, tree.counts, _rungs(bound), tree.last, processes)
 
 
 def _rungs(bound: float) -> Callable[[float], float]:
