@@ -357,17 +357,11 @@ class ConfigurationLP:
         self.shares: dict[tuple[int, int], float] = {}
         """lambda_cn of the last restricted master (the share of component c at level n)."""
         self.columns = self.pricing.singletons()
-        if previous is not None:  # configurations from another rate, where they still fit at this one
-            for t, configs in enumerate(previous.columns):
-                seen = {frozenset(config.items()) for config in self.columns[t]}
-                for config in configs:
-                    kept = self.pricing.fitting(t, config)
-                    if kept and frozenset(kept.items()) not in seen:
-                        seen.add(frozenset(kept.items()))
-                        self.columns[t].append(kept)
+        sources = [] if previous is None else [previous.columns]  # another rate's: those that still fit here
         if POOL:  # every configuration priced at this rate in this process (sibling subtrees' too)
-            pool = self.pricing.table.pool
-            for t, configs in enumerate(pool):
+            sources.append(self.pricing.table.pool)
+        for source in sources:
+            for t, configs in enumerate(source):
                 seen = {frozenset(config.items()) for config in self.columns[t]}
                 for config in configs:
                     kept = self.pricing.fitting(t, config)
