@@ -76,6 +76,27 @@ def test_rungs_raised_at_once_still_end_at_the_brute_force_optimum(seed, nodes, 
     nodes.start()
 
 
+def test_restarted_trees_still_end_at_the_brute_force_optimum(nodes, monkeypatch):
+    # RESTART = 0 and TAIL = 1: every better placement from the descent starts a new tree, and every rung open
+    # after one node starts once more (the answers of the dropped trees' nodes are ignored); the proofs stay
+    # above R* and the ladder still closes the gap, and some ladders did give trees up
+    monkeypatch.setattr(ladder, "RESTART", 0.0)
+    monkeypatch.setattr(ladder, "TAIL", 1)
+    restarts = 0
+    for seed in SEEDS:
+        inst, optimum, start = weak_start(seed)
+        nodes.use(inst)
+        climbed = ladder.climb(
+            inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes
+        )
+        assert all(r["proven"] and r["rho"] > optimum * (1 - 1e-12) for r in climbed.rungs)
+        assert climbed.best == pytest.approx(optimum, rel=1e-9)
+        assert climbed.bound <= optimum * (1 + 1e-6) + 1e-9
+        restarts += climbed.restarts
+        nodes.start()
+    assert restarts > 0
+
+
 def test_raise_incumbent_lifts_the_rate_and_ignores_worse():
     inst = tiny(0)
     optimum, optimal = _optimal_counts(inst)

@@ -113,7 +113,8 @@ class Climbed:
     bound: float
     rungs: list[dict[str, Any]] = field(default_factory=list)
     restarts: int = 0
-    """Trees given up for a new one at the rate of a better placement from the descent (``RESTART``)."""
+    """Trees given up for a new one: at the rate of a better placement from the descent (``RESTART``), or at the
+    same rate after ``TAIL`` nodes."""
     descent: dict[str, Any] | None = None
     """The count descent's best rate and placements reported, and its own numbers once it has stopped
     (None: it did not run)."""
@@ -157,7 +158,13 @@ def climb(
     last_call = None if deadline is None else deadline - LAST_CALL * (deadline - now)
     try:
         while deadline is None or time.perf_counter() < deadline:
-            if TAIL and tree.stats.nodes >= TAIL and not tree.stats.raised and not tailed:  # a new tree, same rate
+            if (
+                TAIL
+                and tree.stats.nodes >= TAIL
+                and (tree.open or in_flight or aside)
+                and not (tree.stats.raised or tailed)
+            ):
+                # the rung is open after TAIL nodes: once, a new tree at the same rate
                 tree = _renewed(tree, climbed.bound, len(workers.procs))
                 begin, set_aside, aside, tailed = time.perf_counter(), 0, [], True
                 climbed.restarts += 1
