@@ -55,8 +55,10 @@ def test_lagrangian_certificate_by_hand():
     pricing = config_bound._Pricing(load(PACKING), 80.0)
     assert [list(levels) for levels in pricing.levels] == [[2], [2]]
     value, configs = pricing.lagrangian({(0, 2): 1.0, (1, 2): 1.0})
-    # P(u) = 3 is rounded up for the float32 table by the factor (1 + m 2^-21), m <= the class's task slots
-    assert 1.0 - 3 * pricing.slots[0] * 2.0**-21 <= value <= 1.0
+    # P(u) = 3 is rounded up for the float32 table by the factor (1 + m 2^-21), m <= the class's task slots: D - P
+    # is 1 at most (P never below the true maximum), and no further below than that factor allows
+    assert value <= 1.0
+    assert value >= 1.0 - 3 * pricing.slots[0] * 2.0**-21
     assert [sum(config.values()) for config in configs] == [1]
 
 
