@@ -130,7 +130,7 @@ def test_columns_from_the_rate_s_pool_are_configurations_of_the_node(seed):
                 assert _fits(inst, rho, group, config)
         for t, configs in enumerate(pool):  # the node starts from every pool configuration that fits it
             for config in configs:
-                kept = lp.pricing.fitting(t, config)
+                kept = lp.pricing.restricted(config)
                 assert not kept or kept in lp.columns[t]
         if rho <= optimum:
             assert lp.refutes() is not True and root.refutes() is not True
@@ -152,3 +152,56 @@ def test_a_new_rate_s_pool_starts_with_the_configurations_that_still_fit(seed):
         for config in configs:
             kept = high.pricing.table.within(config)
             assert (kept in carried[t]) == (bool(kept) and _fits(inst, 1.05 * optimum, group, kept))
+
+
+def test_pool_index_finds_each_distinct_restriction_once_in_pool_order():
+    # the definition: walk the pool in order, restrict each configuration to the levels, keep the first of each
+    # distinct nonempty restriction; random pools over 3 components x 6 levels have many equal restrictions
+    import random
+
+    import numpy as np
+
+    rng = random.Random(7)
+    for _ in range(30):
+        pool = []
+        for _ in range(rng.randint(0, 60)):
+            picked = rng.sample(range(3), rng.randint(1, 3))
+            pool.append({(c, rng.randint(1, 6)): rng.randint(1, 3) for c in picked})
+        lo = np.array([rng.randint(1, 4) for _ in range(3)])
+        hi = lo + np.array([rng.randint(0, 2) for _ in range(3)])
+        index = config_bound._PoolIndex()
+        half = len(pool) // 2  # indexed in two steps, as a pool grows between nodes
+        index.distinct(pool[:half], lo, hi)
+        got = index.distinct(pool, lo, hi).tolist()
+        expected, seen = [], set()
+        for i, config in enumerate(pool):
+            kept = frozenset(((c, n), k) for (c, n), k in config.items() if lo[c] <= n <= hi[c])
+            if kept and kept not in seen:
+                seen.add(kept)
+                expected.append(i)
+        assert got == expected
+
+
+@pytest.mark.parametrize("seed", range(2, 8))
+def test_columns_of_another_rate_are_checked_before_they_start_an_lp(seed):
+    # an LP's columns fit at its own rate and grid (``fit_at``); passed to an LP at a higher rate, directly or
+    # as ``Columns.of`` (what a worker sends), those that no longer fit are left out (by hand, eq. 5). On these
+    # instances 2-3 of the columns priced at 0.9 R*, restricted to the levels at R*, do not fit at R* (checked
+    # first, so that the test can fail: trusting them fails it)
+    from odrp.models.throughput.level_search import Columns
+
+    inst = tiny(seed)
+    optimum = brute_force(inst)[0]
+    group = inst.machine_classes
+    config_bound._TABLES.clear()
+    low = config_bound.ConfigurationLP(inst, 0.9 * optimum)
+    low.refutes()
+    assert low.fit_at == (0.9 * optimum, config_bound.GRID)
+    assert Columns.of(low).fit_at == low.fit_at
+    for previous in (low, Columns.of(low)):
+        config_bound._TABLES.clear()
+        high = config_bound.ConfigurationLP(inst, optimum, previous)
+        restricted = [[high.pricing.restricted(c) for c in configs] for configs in low.columns]
+        assert any(c and not _fits(inst, optimum, group[t], c) for t, cs in enumerate(restricted) for c in cs)
+        for t, configs in enumerate(high.columns):
+            assert all(_fits(inst, optimum, group[t], config) for config in configs)

@@ -185,7 +185,7 @@ def climb(
                 last_try = not tree.open  # the leaves set aside, with the time left
                 path, node, parent = aside.pop() if last_try else tree.pop()
                 seconds = None if last_try else LEAF_SECONDS
-                plain = None if parent is None else Columns(parent.columns)
+                plain = None if parent is None else Columns.of(parent)
                 workers.send(proc, ("rung", tree.rho, node, plain, left, seconds, BRANCH))
                 in_flight[proc.pid] = (tree, path, node, parent, seconds)
             got = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
@@ -213,7 +213,7 @@ def climb(
             if owner is not tree:  # a node of a tree given up for a new one (RESTART)
                 continue
             if answer.verdict == "undecided" and seconds is not None:
-                aside.append((path, node, Columns(answer.columns.columns)))
+                aside.append((path, node, Columns.of(answer.columns)))
                 set_aside += 1
                 continue
             if not tree.take(path, node, parent, answer):

@@ -153,6 +153,13 @@ class Columns:
     """The columns of a node's LP without the LP (what a worker process sends back for the children)."""
 
     columns: list[list[dict[tuple[int, int], int]]]
+    fit_at: tuple[float, int] | None = None
+    """(rho, grid) at which every column fits (``ConfigurationLP.fit_at``; None: not known)."""
+
+    @classmethod
+    def of(cls, lp: HasColumns) -> Columns:
+        """``lp``'s columns, and the rate and grid at which they fit if it says."""
+        return cls(lp.columns, getattr(lp, "fit_at", None))
 
 
 @dataclass

@@ -232,7 +232,7 @@ def search(
                 if proc.pid not in in_flight and tree.open:
                     path, node, parent = tree.pop()
                     left = None if deadline is None else deadline - now
-                    plain = None if parent is None else Columns(parent.columns)
+                    plain = None if parent is None else Columns.of(parent)
                     workers.send(proc, ("node", tree.rho, node, plain, left))
                     in_flight[proc.pid] = (proc, path, node, parent)
             waiting = time.perf_counter()
@@ -308,7 +308,7 @@ def main(parent: int) -> None:
                 leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
             deadline = None if left is None else time.perf_counter() + left
             result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
-            result.columns = Columns(result.columns.columns)
+            result.columns = Columns.of(result.columns)
             _send(answers, ("ok", result, time.process_time()))
         except Exception:
             _send(answers, ("error", traceback.format_exc(), time.process_time()))
