@@ -8,7 +8,7 @@ import pytest
 from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound
 from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import load
-from tests.test_throughput_exact import brute_force, feasible_placements, tiny
+from tests.test_throughput_exact import best_placement, brute_force, tiny
 
 # Two source components a and b (each receives R; e = 1, overhead 40) on three identical machines
 # (capacity 100, 2 task slots). An instance of a component with N instances costs R/N + 40.
@@ -111,8 +111,8 @@ def test_columns_from_the_rate_s_pool_are_configurations_of_the_node(seed):
     # of instances at the node's levels that fits one machine of its class, and the verdict stays a bound:
     # never a refutation at or below the brute-force optimum
     inst = tiny(seed)
-    optimum, counts = max(feasible_placements(inst))
-    best = [(sum(row), sum(row)) for row in counts]  # the counts of an optimal placement
+    optimum, counts = best_placement(inst)
+    best = [(sum(per.values()), sum(per.values())) for per in counts]  # the counts of an optimal placement
     for rho in (0.95 * optimum, optimum, 1.1 * optimum):
         root = config_bound.ConfigurationLP(inst, rho)
         root.refutes()

@@ -43,6 +43,12 @@ def brute_force(inst: ThroughputInstance, fixed: dict[int, int] | None = None) -
     return (max(rates) if rates else None), len(rates)
 
 
+def best_placement(inst: ThroughputInstance) -> tuple[float, list[dict[int, int]]]:
+    """(R*, a best placement as {machine: count} per component): :func:`feasible_placements`."""
+    optimum, combo = max(feasible_placements(inst))
+    return optimum, [{w: k for w, k in enumerate(v) if k} for v in combo]
+
+
 def tiny(seed: int) -> ThroughputInstance:
     """3 components on 2-3 machines with 2-3 task slots: up to 15^3 placements."""
     machines = 2 + seed % 2

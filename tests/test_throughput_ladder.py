@@ -15,9 +15,8 @@ from odrp.models import throughput as exact_throughput
 from odrp.models.throughput import bounds, ladder, level_search, parallel
 from odrp.problems import KINDS
 from odrp.problems.throughput import evaluate_counts, rate
-from tests.test_throughput_exact import tiny
+from tests.test_throughput_exact import best_placement, tiny
 from tests.test_throughput_large import weak_start
-from tests.test_throughput_level_search import _optimal_counts
 
 SEEDS = range(8)
 
@@ -99,7 +98,7 @@ def test_restarted_trees_still_end_at_the_brute_force_optimum(nodes, monkeypatch
 
 def test_raise_incumbent_lifts_the_rate_and_ignores_worse():
     inst = tiny(0)
-    optimum, optimal = _optimal_counts(inst)
+    optimum, optimal = best_placement(inst)
     tree = level_search.Tree(inst, 0.0, None, lambda best: max(best * 1.5, 1.0), None)
     assert tree.rho == 1.0
     assert tree.raise_incumbent(optimum, optimal) and tree.best == optimum and tree.rho == pytest.approx(1.5 * optimum)
@@ -110,7 +109,7 @@ def test_leaf_solver_takes_the_dive_only_when_it_reaches_rho():
     # a leaf at the optimal counts: at R* the dive's (or CP-SAT's) placement sustains R*; just above R*
     # the leaf is infeasible whatever the dive does
     inst = tiny(1)
-    optimum, optimal = _optimal_counts(inst)
+    optimum, optimal = best_placement(inst)
     levels = [sum(row.values()) for row in optimal]
     leaf = ladder.leaf_solver(inst, exact_throughput._box_solver(inst, "cpsat", True, 1))(ladder.LEAF_SECONDS)
     status, placed = leaf(optimum * (1 - 1e-9), [(n, n) for n in levels], None)

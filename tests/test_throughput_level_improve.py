@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from odrp.models.throughput import level_search
-from tests.test_throughput_exact import tiny
-from tests.test_throughput_level_search import GAP, _boxes, _optimal_counts
+from tests.test_throughput_exact import best_placement, tiny
+from tests.test_throughput_level_search import GAP, _boxes
 
 
 @pytest.mark.parametrize("seed", [0, 3, 6])
 def test_a_better_placement_from_improve_is_the_incumbent(seed):
     inst = tiny(seed)
-    optimum, best_counts = _optimal_counts(inst)  # brute force over every placement
+    optimum, best_counts = best_placement(inst)  # brute force over every placement
     out = level_search.search(
         inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2), improve=lambda counts: best_counts
     )

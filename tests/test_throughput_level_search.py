@@ -12,7 +12,7 @@ import odrp.models.throughput as exact
 from odrp.models.throughput import config_bound, level_search
 from odrp.problems.throughput import evaluate_counts, load
 from tests.test_throughput_config_bound import PACKING
-from tests.test_throughput_exact import brute_force, tiny
+from tests.test_throughput_exact import best_placement, brute_force, tiny
 
 GAP = 1e-6
 
@@ -26,19 +26,6 @@ def _boxes(inst):
         return result.status, result.counts
 
     return solve_box
-
-
-def _optimal_counts(inst):
-    """A best placement by brute force (its count vector is the one the bound must never refute)."""
-    best, counts = None, None
-    ranges = [range((inst.max_tasks[w] or 0) + 1) for w in range(inst.n_machines)]
-    vectors = [v for v in itertools.product(*ranges) if sum(v) >= 1]
-    for combo in itertools.product(vectors, repeat=inst.n_components):
-        placement = [{w: k for w, k in enumerate(v) if k} for v in combo]
-        ev = evaluate_counts(inst, placement)
-        if ev.feasible and (best is None or ev.objective > best):
-            best, counts = ev.objective, placement
-    return best, counts
 
 
 @pytest.mark.parametrize("radius", [0, 1])  # leaves decided on their vector alone, or on a box around it first
@@ -74,7 +61,7 @@ def test_search_on_the_packing_case_by_hand():
 @pytest.mark.parametrize("seed", range(8))
 def test_restricted_configuration_bound_never_refutes_a_box_holding_the_optimum(seed):
     inst = tiny(seed)
-    optimum, counts = _optimal_counts(inst)
+    optimum, counts = best_placement(inst)
     levels = [sum(per.values()) for per in counts]
     rng = random.Random(seed)
     for _ in range(4):  # the point box, and random boxes around the optimal counts

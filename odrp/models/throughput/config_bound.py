@@ -465,7 +465,8 @@ class ConfigurationLP:
                 if config and key not in self._seen[t]:
                     self._seen[t].add(key)
                     self.columns[t].append(config)
-                    self.pricing.table.pool[t].append(config)
+                    if POOL:
+                        self.pricing.table.pool[t].append(config)
                     added = True
             if not added:
                 return None  # the pricing repeats a column: the master's duals do not move

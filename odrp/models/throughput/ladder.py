@@ -68,9 +68,9 @@ clock, load 3-6): without it the rung at 412.993 (1% above the incumbent) was op
 bound stayed the configuration bound 414.989 (1.48%); with 0.25, 413.991 proven (1.23%); with 0.4, 413.991
 and then 413.492 proven (1.11%). Seeds 1 and 2 prove their 1% rung long before (after 9-20 s)."""
 BRANCH = "spread"
-"""The split rule of the ladder's nodes (:data:`.level_search.BRANCH`; the level search's default since issue 3r is
-``product``, measured on 10 x 10). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung (149.420)
-is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
+"""The split rule of the ladder's nodes (:data:`.level_search.BRANCH`, whose default is ``spread`` too; ``product``
+was measured there on 10 x 10 and not kept). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung
+(149.420) is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
 149.513, 1.05%); seeds 0 and 2 ended the same with both (1.11%, 0.74%)."""
 RESTART: float | None = 1e-4
 """A better placement from the count descent that raises the rung's rate by more than this (relative) starts the
