@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.throughput import random_case
-from odrp.models.throughput import level_search, parallel
+from odrp.models.throughput import config_bound, level_search, parallel
 from odrp.problems.throughput import evaluate_counts, load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import brute_force, tiny
@@ -44,10 +44,12 @@ def nodes():
         yield workers
 
 
+@pytest.mark.parametrize("pool", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, nodes):
+def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, pool, nodes, monkeypatch):
+    monkeypatch.setattr(config_bound, "POOL", pool)
     inst = tiny(seed)
-    nodes.use(inst)
+    nodes.use(inst)  # the workers take POOL with the instance
     optimum, _ = brute_force(inst)
     # from a poor start: the incumbent rises while nodes are in flight, and the proof is brute force's
     out = parallel.search(inst, optimum / 2, None, nodes, lambda best: best * (1 + GAP / 2))
@@ -58,8 +60,10 @@ def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, n
         two = parallel.search(inst, 0.0, None, nodes, lambda best, t=target: max(best, t))
         one = level_search.search(inst, 0.0, None, _boxes(inst), lambda best, t=target: max(best, t))
         assert two.proven == one.proven == proven
-        if proven:  # one rate, no incumbent: every node is decided as in one process, the same tree
+        if proven and not pool:  # one rate, no incumbent: every node is decided as in one process, the same tree
             assert two.stats.nodes == one.stats.nodes and two.stats.pruned == one.stats.pruned
+        # (with the pool an LP starts from the configurations its process priced, which depend on which worker took
+        # which node: the trees may differ, the proofs may not; seen once in a fresh clone's make test at stop 20)
         if not proven:  # R* >= target: the search finds a placement at least there and proves next_rho(it)
             assert two.best >= target and one.best >= target
 

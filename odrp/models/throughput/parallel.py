@@ -151,10 +151,11 @@ class Workers:
             self._load(proc)
 
     def _load(self, proc: subprocess.Popen) -> None:
-        from odrp.models.throughput import level_search
+        from odrp.models.throughput import config_bound, level_search
 
         settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
         settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
+        settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
     def warm(self) -> None:
@@ -280,7 +281,7 @@ def main(parent: int) -> None:
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # solver output must not reach the answers
     tasks = sys.stdin.buffer
-    from odrp.models.throughput import _box_solver, _improver, ladder, level_search
+    from odrp.models.throughput import _box_solver, _improver, config_bound, ladder, level_search
 
     real_clock = time.perf_counter
     inst = solve_box = improve = rung_leaf = settings = None
@@ -293,6 +294,7 @@ def main(parent: int) -> None:
             inst, (solver, symmetry, cp_workers), settings = message[1:]
             level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
             level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
+            config_bound.POOL = settings["pool"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
             rung_leaf = ladder.leaf_solver(inst, solve_box)
