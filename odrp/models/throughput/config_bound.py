@@ -142,8 +142,8 @@ class _PoolIndex:
 
 
 def _instance_code(c: int, n: int, k: int) -> int:
-    """A 64-bit hash of k instances of component c at level n (splitmix64 of the triple)."""
-    x = (c * 1_000_003 + n * 10_007 + k + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    """A 64-bit hash of k instances of component c at level n (splitmix64 of the triple packed in 21 bits each)."""
+    x = ((c << 42 | n << 21 | k) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
     return x ^ (x >> 31)
