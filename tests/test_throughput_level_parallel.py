@@ -48,8 +48,10 @@ def nodes():
 @pytest.mark.parametrize("seed", SEEDS)
 def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, pool, nodes, monkeypatch):
     monkeypatch.setattr(config_bound, "POOL", pool)
+    if not pool:  # and no whole nodes: their CP-SAT runs have time limits, so the trees may depend on timing
+        monkeypatch.setattr(level_search, "NODE_SECONDS", (0.0, 0.0))
     inst = tiny(seed)
-    nodes.use(inst)  # the workers take POOL with the instance
+    nodes.use(inst)  # the workers take POOL and NODE_SECONDS with the instance
     optimum, _ = brute_force(inst)
     # from a poor start: the incumbent rises while nodes are in flight, and the proof is brute force's
     out = parallel.search(inst, optimum / 2, None, nodes, lambda best: best * (1 + GAP / 2))
@@ -60,7 +62,7 @@ def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, p
         two = parallel.search(inst, 0.0, None, nodes, lambda best, t=target: max(best, t))
         one = level_search.search(inst, 0.0, None, _boxes(inst), lambda best, t=target: max(best, t))
         assert two.proven == one.proven == proven
-        if proven and not pool:  # one rate, no incumbent: every node is decided as in one process, the same tree
+        if proven and not pool:  # one rate, no incumbent, no time limit: every node is decided as in one process
             assert two.stats.nodes == one.stats.nodes and two.stats.pruned == one.stats.pruned
         # (with the pool an LP starts from the configurations its process priced, which depend on which worker took
         # which node: the trees may differ, the proofs may not; seen once in a fresh clone's make test at stop 20)

@@ -227,3 +227,36 @@ def test_scores_of_the_branching_rules_by_hand():
     # the split at the mean level 0.25 x 1 + 0.75 x 3 = 2.5: N_0 in [1, 2] or [3, 5]; more weight above, so the
     # upper child is explored first (last in stack order)
     assert level_search._split(lp, used, [(1, 5), (2, 2)], 0) == [[(1, 2), (2, 2)], [(3, 5), (2, 2)]]
+
+
+def test_node_boxes_double_after_a_fast_decision_and_halve_after_an_undecided_one(monkeypatch):
+    monkeypatch.setattr(level_search, "NODE_SECONDS", (0.05, 0.4))
+    monkeypatch.setattr(level_search, "NODE_VECTORS", (1, 64))
+    boxes = level_search.NodeBoxes()
+    boxes.reset()
+    assert (boxes.seconds, boxes.vectors) == (0.05, 1)
+    boxes.tried(True, 0.03)  # decided, but not in under half the time: unchanged
+    assert (boxes.seconds, boxes.vectors) == (0.05, 1)
+    for seconds, vectors in ((0.1, 4), (0.2, 16), (0.4, 64), (0.4, 64)):  # fast decisions, up to the bounds
+        boxes.tried(True, 0.001)
+        assert (boxes.seconds, boxes.vectors) == pytest.approx((seconds, vectors))
+    for seconds, vectors in ((0.2, 16), (0.1, 4), (0.05, 1), (0.05, 1)):  # undecided, down to the bounds
+        boxes.tried(False, boxes.seconds)
+        assert (boxes.seconds, boxes.vectors) == pytest.approx((seconds, vectors))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_node_solved_whole_decides_the_search_at_its_root(seed, monkeypatch):
+    """Whole nodes of any size, with time enough: just above R* the root is decided by P(rho) on the root's
+    levels (or refuted by its LP) and the search ends there, proven; from a poor start it still ends at brute
+    force's optimum."""
+    monkeypatch.setattr(level_search, "NODE_SECONDS", (30.0, 30.0))
+    monkeypatch.setattr(level_search, "NODE_VECTORS", (10**9, 10**9))
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    assert above.proven and above.counts is None
+    assert above.stats.nodes == 1 and above.stats.pruned + above.stats.boxes_refuted == 1
+    out = level_search.search(inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2))
+    assert out.proven and out.best == pytest.approx(optimum, rel=GAP)
+    assert evaluate_counts(inst, out.counts).objective == pytest.approx(out.best, rel=1e-12)

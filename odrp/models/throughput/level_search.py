@@ -88,6 +88,38 @@ node LP); radius 2 1,261 nodes, 88.9 CPU s. The 60 s runs of seeds 0 and 2 end a
 and bounds."""
 BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
+NODE_SECONDS = (0.05, 1.0)
+"""At a leaf, and at a node of few count vectors, P(rho) is first solved on the whole node (its levels narrowed at
+rho) for a time between these bounds (0: never; :class:`NodeBoxes` adapts it). Infeasible: the node is decided
+with no children; a placement: the new incumbent; undecided: the node goes on as without it."""
+NODE_VECTORS = (1, 65536)
+"""Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
+
+
+@dataclass
+class NodeBoxes:
+    """How long P(rho) may run on a whole node, and on nodes of how many count vectors: doubled (times four)
+    after a node decided in under half the time, halved (divided by four) after one left undecided. CP-SAT
+    decides some instances' nodes in milliseconds where the LP would split them many times (10 x 10 seed 2
+    near R*), and others' only in seconds (seeds 0 and 3): each search finds out which."""
+
+    seconds: float = 0.0
+    vectors: int = 0
+
+    def reset(self) -> None:
+        self.seconds, self.vectors = NODE_SECONDS[0], NODE_VECTORS[0]
+
+    def tried(self, decided: bool, used: float) -> None:
+        if decided and used < self.seconds / 2:
+            self.seconds = min(2 * self.seconds, NODE_SECONDS[1])
+            self.vectors = min(4 * self.vectors, NODE_VECTORS[1])
+        elif not decided:
+            self.seconds = max(self.seconds / 2, NODE_SECONDS[0])
+            self.vectors = max(self.vectors // 4, NODE_VECTORS[0])
+
+
+NODE_BOXES = NodeBoxes()
+"""This process's (a search resets it)."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
 BRANCH = "spread"
@@ -244,7 +276,21 @@ def evaluate(
         undecided_lp = True
         if all(lo == hi for lo, hi in levels):
             used = [[lo] for lo, _ in levels]
-    if all(len(u) == 1 for u in used):
+    leaf = all(len(u) == 1 for u in used)
+    boxes = NODE_BOXES
+    whole = boxes.seconds and any(lo < hi for lo, hi in levels)
+    if whole and (leaf or math.prod(hi - lo + 1 for lo, hi in levels) <= boxes.vectors):  # the whole node, briefly
+        start = time.perf_counter()
+        node_deadline = start + boxes.seconds
+        status, found = solve_box(rho, levels, node_deadline if deadline is None else min(deadline, node_deadline))
+        boxes.tried(status in ("infeasible", "feasible"), time.perf_counter() - start)
+        if found is not None and improve is not None:
+            found = max((found, improve(found)), key=lambda x: rate(inst, x))
+        if found is not None:
+            return NodeResult(rho, "found", lp, found=found, leaf=True, undecided_lp=undecided_lp)
+        if status == "infeasible":
+            return NodeResult(rho, "refuted", lp, [], leaf=True, undecided_lp=undecided_lp)
+    if leaf:
         vector = [u[0] for u in used]
         near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
         point = [(n, n) for n in vector]
@@ -356,6 +402,7 @@ class Tree:
         self.stalled: Callable[[float], float | None] | None = getattr(next_rho, "stalled", None)
         self.quiet = 0
         """Nodes taken since the rate last changed."""
+        NODE_BOXES.reset()
         self.start = time.perf_counter()
         root = [(1, max(1, count_range(inst, c, self.rho)[1])) for c in range(inst.n_components)]
         self.open: list[tuple[TreePath, Ranges, HasColumns | None]] = [((), root, columns)]

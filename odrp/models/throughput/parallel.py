@@ -154,6 +154,7 @@ class Workers:
         from odrp.models.throughput import config_bound, level_search
 
         settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
+        settings.update(node_seconds=level_search.NODE_SECONDS, node_vectors=level_search.NODE_VECTORS)
         settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
         settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
@@ -293,6 +294,8 @@ def main(parent: int) -> None:
         if message[0] == "instance":
             inst, (solver, symmetry, cp_workers), settings = message[1:]
             level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
+            level_search.NODE_SECONDS, level_search.NODE_VECTORS = settings["node_seconds"], settings["node_vectors"]
+            level_search.NODE_BOXES.reset()
             level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
             config_bound.POOL = settings["pool"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
