@@ -232,17 +232,21 @@ def test_scores_of_the_branching_rules_by_hand():
 def test_node_boxes_double_after_a_fast_decision_and_halve_after_an_undecided_one(monkeypatch):
     monkeypatch.setattr(level_search, "NODE_SECONDS", (0.05, 0.4))
     monkeypatch.setattr(level_search, "NODE_VECTORS", (1, 64))
+    monkeypatch.setattr(level_search, "SPACING", 4)
     boxes = level_search.NodeBoxes()
     boxes.reset()
-    assert (boxes.seconds, boxes.vectors) == (0.05, 1)
+    assert (boxes.seconds, boxes.vectors, boxes.every) == (0.05, 1, 1) and boxes.due()
     boxes.tried(True, 0.03)  # decided, but not in under half the time: unchanged
-    assert (boxes.seconds, boxes.vectors) == (0.05, 1)
+    assert (boxes.seconds, boxes.vectors, boxes.every) == (0.05, 1, 1) and boxes.due()
     for seconds, vectors in ((0.1, 4), (0.2, 16), (0.4, 64), (0.4, 64)):  # fast decisions, up to the bounds
         boxes.tried(True, 0.001)
-        assert (boxes.seconds, boxes.vectors) == pytest.approx((seconds, vectors))
-    for seconds, vectors in ((0.2, 16), (0.1, 4), (0.05, 1), (0.05, 1)):  # undecided, down to the bounds
+        assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((seconds, vectors, 1)) and boxes.due()
+    for seconds, vectors, every in ((0.2, 16, 2), (0.1, 4, 4), (0.05, 1, 4), (0.05, 1, 4)):  # undecided: down
         boxes.tried(False, boxes.seconds)
-        assert (boxes.seconds, boxes.vectors) == pytest.approx((seconds, vectors))
+        assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((seconds, vectors, every))
+        assert [boxes.due() for _ in range(every)] == [False] * (every - 1) + [True]  # every every-th node
+    boxes.tried(True, 0.001)  # a fast decision: every eligible node again
+    assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((0.1, 4, 1)) and boxes.due()
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -98,26 +98,43 @@ NODE_VECTORS = (1, 65536)
 
 @dataclass
 class NodeBoxes:
-    """How long P(rho) may run on a whole node, and on nodes of how many count vectors: doubled (times four)
-    after a node decided in under half the time, halved (divided by four) after one left undecided. CP-SAT
-    decides some instances' nodes in milliseconds where the LP would split them many times (10 x 10 seed 2
-    near R*), and others' only in seconds (seeds 0 and 3): each search finds out which."""
+    """How long P(rho) may run on a whole node, on nodes of how many count vectors, and how often it is tried.
+    After a node decided in under half the time: the time doubles, the node size may grow four times, and every
+    eligible node is tried; after one left undecided: the time halves, the size is divided by four, and the next
+    tries come at every second, fourth, ... eligible node (at most every ``SPACING``-th). CP-SAT decides some
+    instances' nodes in milliseconds where the LP would split them many times (10 x 10 seed 2 near R*), and
+    others' only in seconds (seeds 0, 3 and 5): each search finds out which."""
 
     seconds: float = 0.0
     vectors: int = 0
+    every: int = 1
+    """Try one eligible node in this many."""
+    wait: int = 0
+    """Eligible nodes to pass before the next try."""
 
     def reset(self) -> None:
-        self.seconds, self.vectors = NODE_SECONDS[0], NODE_VECTORS[0]
+        self.seconds, self.vectors, self.every, self.wait = NODE_SECONDS[0], NODE_VECTORS[0], 1, 0
+
+    def due(self) -> bool:
+        """Whether this eligible node is tried (counts it)."""
+        if self.wait > 0:
+            self.wait -= 1
+            return False
+        return True
 
     def tried(self, decided: bool, used: float) -> None:
         if decided and used < self.seconds / 2:
             self.seconds = min(2 * self.seconds, NODE_SECONDS[1])
             self.vectors = min(4 * self.vectors, NODE_VECTORS[1])
+            self.every = 1
         elif not decided:
             self.seconds = max(self.seconds / 2, NODE_SECONDS[0])
             self.vectors = max(self.vectors // 4, NODE_VECTORS[0])
+            self.every = min(2 * self.every, SPACING)
+        self.wait = self.every - 1
 
 
+SPACING = 64
 NODE_BOXES = NodeBoxes()
 """This process's (a search resets it)."""
 SPREAD = 1e-6
@@ -279,7 +296,8 @@ def evaluate(
     leaf = all(len(u) == 1 for u in used)
     boxes = NODE_BOXES
     whole = boxes.seconds and any(lo < hi for lo, hi in levels)
-    if whole and (leaf or math.prod(hi - lo + 1 for lo, hi in levels) <= boxes.vectors):  # the whole node, briefly
+    whole = whole and (leaf or math.prod(hi - lo + 1 for lo, hi in levels) <= boxes.vectors)
+    if whole and boxes.due():  # the whole node, briefly
         start = time.perf_counter()
         node_deadline = start + boxes.seconds
         status, found = solve_box(rho, levels, node_deadline if deadline is None else min(deadline, node_deadline))
