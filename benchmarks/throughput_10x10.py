@@ -26,7 +26,8 @@ raises its rate halfway to the bound; 0: never, the rule before stop 17).
 same placement: a search above R* that ends, to compare settings (e.g. 10 x 10 seed 2 at 195.6).
 
 ``--branch RULE``, ``--strong K``: ``level_search.BRANCH`` and ``level_search.STRONG`` (the split's component; strong
-branching on K candidates), in this process and in the workers.
+branching on K candidates), in this process and in the workers. ``--node-seconds LO HI``: ``level_search.NODE_SECONDS``
+(P(rho) on whole nodes; ``0 0``: never, the search before stop 21).
 
 ``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
 before stop 16). The tables report the level search's nodes per wall second and per CPU second.
@@ -152,9 +153,17 @@ def main() -> None:
         "--branch", default=level_search.BRANCH, help="level_search.BRANCH: spread, product, width, size, mass"
     )
     parser.add_argument("--strong", type=int, default=level_search.STRONG, help="level_search.STRONG candidates")
+    parser.add_argument(
+        "--node-seconds",
+        type=float,
+        nargs=2,
+        default=level_search.NODE_SECONDS,
+        help="level_search.NODE_SECONDS: bounds on the time of P(rho) on a whole node (0 0: never)",
+    )
     args = parser.parse_args()
     level_search.STALL_NODES = args.stall_nodes
     level_search.BRANCH, level_search.STRONG = args.branch, args.strong
+    level_search.NODE_SECONDS = tuple(args.node_seconds)
     if args.cpu_clock:
         processes = args.processes if args.processes > 1 else 1
         time.perf_counter = lambda: time.process_time() + parallel.worker_cpu_seconds() / processes
