@@ -14,7 +14,10 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   sum_w phi(q_w) for every placement in the node (see :class:`.config_bound.ConfigurationLP`); the
   node's ranges are also narrowed by the closed-form ranges and the fluid LP at R = rho with the
   ranges imposed (a relaxation of the node's placements, :func:`.bounds.fluid_count_ranges`);
-- else, if the LP's lambda puts every component at one level n_c (a *leaf*), P(rho) is solved on the
+- else, at a leaf (below) and at a node of few count vectors, P(rho) may first be solved on the whole node
+  under a short time limit (``NODE_SECONDS``, adapted by :class:`NodeBoxes`; stop 21): infeasible, the node
+  is decided with no children; a placement, the new incumbent; undecided, the node goes on as follows;
+- if the LP's lambda puts every component at one level n_c (a *leaf*), P(rho) is solved on the
   box n_c +- ``RADIUS`` within the node (``solve_box``: the level form with those ranges, at most
   ``BOX_SECONDS``), and if that is undecided, on the vector n alone (exact, no limit but the
   deadline). A placement found sustains rho: the new incumbent. Infeasible: the box is out, and the
