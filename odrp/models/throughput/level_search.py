@@ -97,6 +97,8 @@ rho) for a time between these bounds (0: never; :class:`NodeBoxes` adapts it). I
 with no children; a placement: the new incumbent; undecided: the node goes on as without it."""
 NODE_VECTORS = (1, 65536)
 """Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
+SPACING = 64
+"""After undecided whole nodes, at least one eligible node in this many is still tried."""
 
 
 @dataclass
@@ -137,7 +139,6 @@ class NodeBoxes:
         self.wait = self.every - 1
 
 
-SPACING = 64
 NODE_BOXES = NodeBoxes()
 """This process's (a search resets it)."""
 SPREAD = 1e-6
@@ -219,6 +220,8 @@ class SearchStats:
     nodes: int = 0
     pruned: int = 0
     leaves: int = 0
+    whole: int = 0
+    """Nodes decided by P(rho) on the whole node (``NODE_SECONDS``; also counted as ``boxes_refuted``)."""
     boxes_refuted: int = 0
     undecided: int = 0
     incumbents: list[float] = field(default_factory=list)
@@ -266,6 +269,8 @@ class NodeResult:
     """In stack order: the last is explored first."""
     found: Counts | None = None
     leaf: bool = False
+    whole: bool = False
+    """Decided by P(rho) on the whole node."""
     undecided_lp: bool = False
     strong_refuted: int = 0
     """Children of a strong split whose LP refuted rho (dropped from ``children``)."""
@@ -305,12 +310,11 @@ def evaluate(
         node_deadline = start + boxes.seconds
         status, found = solve_box(rho, levels, node_deadline if deadline is None else min(deadline, node_deadline))
         boxes.tried(status in ("infeasible", "feasible"), time.perf_counter() - start)
-        if found is not None and improve is not None:
-            found = max((found, improve(found)), key=lambda x: rate(inst, x))
+        found = _improved(inst, found, improve)
         if found is not None:
-            return NodeResult(rho, "found", lp, found=found, leaf=True, undecided_lp=undecided_lp)
+            return NodeResult(rho, "found", lp, found=found, leaf=leaf, whole=True, undecided_lp=undecided_lp)
         if status == "infeasible":
-            return NodeResult(rho, "refuted", lp, [], leaf=True, undecided_lp=undecided_lp)
+            return NodeResult(rho, "refuted", lp, [], leaf=leaf, whole=True, undecided_lp=undecided_lp)
     if leaf:
         vector = [u[0] for u in used]
         near = [(max(lo, n - RADIUS), min(hi, n + RADIUS)) for (lo, hi), n in zip(levels, vector, strict=True)]
@@ -322,8 +326,7 @@ def evaluate(
         if status not in ("infeasible", "feasible"):  # undecided near v: decide v alone
             near = point
             status, found = solve_box(rho, point, deadline)
-        if found is not None and improve is not None:
-            found = max((found, improve(found)), key=lambda x: rate(inst, x))
+        found = _improved(inst, found, improve)
         if found is not None:
             return NodeResult(rho, "found", lp, found=found, leaf=True, undecided_lp=undecided_lp)
         if status != "infeasible":
@@ -334,6 +337,13 @@ def evaluate(
         return _strong_split(inst, rho, lp, used, levels, undecided_lp, deadline)
     children = _split(lp, used, levels, _branch_component(inst, lp, used))
     return NodeResult(rho, "split", lp, children, undecided_lp=undecided_lp)
+
+
+def _improved(inst: ThroughputInstance, found: Counts | None, improve: Callable[[Counts], Counts] | None):
+    """The better of ``found`` and ``improve(found)`` (``found`` itself if None or nothing improves)."""
+    if found is None or improve is None:
+        return found
+    return max((found, improve(found)), key=lambda x: rate(inst, x))
 
 
 def _split(lp: ConfigurationLP, used: list[list[int]], levels: Ranges, c: int) -> list[Ranges]:
@@ -460,6 +470,7 @@ class Tree:
         stats.undecided += result.undecided_lp
         stats.strong += result.strong_refuted
         stats.leaves += result.leaf
+        stats.whole += result.whole
         if result.verdict == "found":
             assert result.found is not None
             found = rate(self.inst, result.found)
