@@ -303,9 +303,8 @@ def evaluate(
             used = [[lo] for lo, _ in levels]
     leaf = all(len(u) == 1 for u in used)
     boxes = NODE_BOXES
-    whole = boxes.seconds and any(lo < hi for lo, hi in levels)
-    whole = whole and (leaf or math.prod(hi - lo + 1 for lo, hi in levels) <= boxes.vectors)
-    if whole and boxes.due():  # the whole node, briefly
+    small = leaf or math.prod(hi - lo + 1 for lo, hi in levels) <= boxes.vectors
+    if boxes.seconds > 0 and any(lo < hi for lo, hi in levels) and small and boxes.due():  # the whole node, briefly
         start = time.perf_counter()
         node_deadline = start + boxes.seconds
         status, found = solve_box(rho, levels, node_deadline if deadline is None else min(deadline, node_deadline))
@@ -339,7 +338,9 @@ def evaluate(
     return NodeResult(rho, "split", lp, children, undecided_lp=undecided_lp)
 
 
-def _improved(inst: ThroughputInstance, found: Counts | None, improve: Callable[[Counts], Counts] | None):
+def _improved(
+    inst: ThroughputInstance, found: Counts | None, improve: Callable[[Counts], Counts] | None
+) -> Counts | None:
     """The better of ``found`` and ``improve(found)`` (``found`` itself if None or nothing improves)."""
     if found is None or improve is None:
         return found
