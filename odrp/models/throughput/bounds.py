@@ -38,10 +38,19 @@ def fluid_model(
     identical machines (any point averaged over a class is a point, and a class point split evenly over
     its machines is one), so its R and its sums sum_w X_cw have the same extremes, with M_t times fewer
     columns (20 x 30: 120 against 1,200)."""
+    model, r, x, _ = _fluid_model(inst, rate, counts, by_class)
+    return model, r, x
+
+
+def _fluid_model(
+    inst: ThroughputInstance, rate: float | None, counts: list[tuple[int, int]] | None, by_class: bool
+) -> tuple[MatrixModel, int, dict, list[int]]:
+    """:func:`fluid_model` and the rows lo_c <= sum_w X_cw <= hi_c of the components (in their order)."""
     units = [(g[0], len(g)) for g in inst.machine_classes] if by_class else [(w, 1) for w in range(inst.n_machines)]
     model = MatrixModel(sense="max")
     r = model.column(cost=1.0) if rate is None else model.column(lower=rate, upper=rate)
     q, x = {}, {}
+    count_rows: list[int] = []
     for c in range(inst.n_components):
         for i, (w, many) in enumerate(units):
             top = inst.count_bound(c, w)
@@ -54,7 +63,7 @@ def fluid_model(
         lo, top = 1.0, math.inf if inst.max_instances[c] is None else float(inst.max_instances[c])
         if counts is not None:
             lo, top = max(lo, float(counts[c][0])), min(top, float(counts[c][1]))
-        model.row({x[c, i]: 1.0 for i in range(len(units))}, lo, top)
+        count_rows.append(model.row({x[c, i]: 1.0 for i in range(len(units))}, lo, top))
     for i, (w, many) in enumerate(units):
         row = {}
         for c in range(inst.n_components):
@@ -63,7 +72,7 @@ def fluid_model(
         model.row(row, upper=many * (inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL))
         if inst.max_tasks[w] is not None:
             model.row({x[c, i]: 1.0 for c in range(inst.n_components)}, upper=float(many * inst.max_tasks[w]))
-    return model, r, x
+    return model, r, x, count_rows
 
 
 def fluid_solution(inst: ThroughputInstance) -> tuple[float, list[list[float]], list[list[float]]] | None:
@@ -123,6 +132,74 @@ def count_range(inst: ThroughputInstance, c: int, rate: float) -> tuple[int, int
     return (int(lo), int(hi)) if math.isfinite(lo) and lo <= hi else (1, 0)
 
 
+class _FluidRanges:
+    """The fluid LP at R = ``rate`` in class form, held in one HiGHS model that every call at this rate reuses:
+    a call sets the rows lo_c <= sum_t X_ct <= hi_c to its ranges and goes on from the last basis.
+
+    ``sums`` maps the model's columns to the sums sum_t X_ct; each LP solved gives a point of the LP whose sums
+    s_c bound its extremes (min <= s_c <= max), so an LP whose answer cannot narrow c's range is skipped: its
+    maximum if some point of this call has s_c >= hi_c (then floor(max) >= hi_c), its minimum if some point has
+    s_c <= lo_c. Skipping narrows nothing that solving would narrow (the same ranges)."""
+
+    def __init__(self, inst: ThroughputInstance, rate: float) -> None:
+        model, _, x, self.count_rows = _fluid_model(inst, rate, None, by_class=True)
+        classes = len(inst.machine_classes)
+        self.sums = np.array([[x[c, t] for t in range(classes)] for c in range(inst.n_components)], dtype=np.int64)
+        self.highs = model.to_highs()
+        self.highs.setOptionValue("output_flag", False)
+        # primal simplex: a new objective leaves the last basis primal feasible, so each LP goes on from it
+        # (measured, 20 x 30 seed 2, five rates: 4.0 CPU s with HiGHS's default dual simplex, 0.4 s; same ranges)
+        self.highs.setOptionValue("simplex_strategy", 4)
+        self.costed = np.zeros(0, dtype=np.int32)  # the columns of cost 1 (the others cost 0)
+        self.tops = [math.inf if top is None else float(top) for top in inst.max_instances]
+
+    def narrow(self, inst: ThroughputInstance, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """:func:`fluid_count_ranges` on this model."""
+        highs = self.highs
+        for row, (lo, hi), top in zip(self.count_rows, ranges, self.tops, strict=True):
+            highs.changeRowBounds(row, max(1.0, float(lo)), min(top, float(hi)))
+        wide = [c for c, (lo, hi) in enumerate(ranges) if lo < hi]
+        out = list(ranges)
+        seen_max = np.full(inst.n_components, -np.inf)
+        seen_min = np.full(inst.n_components, np.inf)
+        with c_stdout_silenced():
+            if not wide:
+                self._costs(np.zeros(0, dtype=np.int32))
+                return out if lp_optimum(highs, "min") is not INFEASIBLE else [(1, 0)] * inst.n_components
+            for c in wide:
+                lo, hi = ranges[c]
+                self._costs(self.sums[c].astype(np.int32))
+                for sense in ("max", "min"):
+                    if (seen_max[c] >= hi - 1e-9) if sense == "max" else (seen_min[c] <= lo + 1e-9):
+                        continue  # a point of this LP already reaches the range's end: no narrowing
+                    value = lp_optimum(highs, sense)
+                    if value is INFEASIBLE:
+                        return [(1, 0)] * inst.n_components
+                    if value is None:
+                        continue
+                    point = np.asarray(highs.getSolution().col_value)[self.sums].sum(axis=1)
+                    np.maximum(seen_max, point, out=seen_max)
+                    np.minimum(seen_min, point, out=seen_min)
+                    if sense == "max":
+                        hi = min(hi, math.floor(value * (1 + 1e-9) + 1e-9))
+                    else:
+                        lo = max(lo, math.ceil(value * (1 - 1e-9) - 1e-9))
+                out[c] = (lo, hi)
+        return out
+
+    def _costs(self, columns: np.ndarray) -> None:
+        """Cost 1 on ``columns``, 0 on the others."""
+        highs = self.highs
+        highs.changeColsCost(len(self.costed), self.costed, np.zeros(len(self.costed)))
+        highs.changeColsCost(len(columns), columns, np.ones(len(columns)))
+        self.costed = columns
+
+
+_FLUID: dict[tuple[int, float], tuple[ThroughputInstance, _FluidRanges]] = {}
+FLUID_KEPT = 4
+"""A process keeps the fluid models of at most this many (instance, rate) pairs (the oldest is forgotten first)."""
+
+
 def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Tighten ``ranges`` of N_c with the fluid LP at R = ``rate`` (min and max of sum_w X_cw), the
     ranges imposed on the LP (every placement with counts in them that sustains ``rate`` is a point).
@@ -130,39 +207,19 @@ def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple
     A component whose range is one count has nothing to narrow and gets no LP (if every range is one
     count, one LP with a zero objective decides the LP's feasibility). The LP is the class form (``by_class``;
     measured at 20 x 30 seed 0, 60 nodes of the level search at 412.993, one process: 22.3 CPU s with a
-    column pair per machine, 18.5 s by class, the same verdicts). The LPs share one HiGHS model and
-    run without :func:`odrp.solvers.run_highspy`'s per-call bookkeeping: the level search solves up to
-    twenty of them at every node (measured: the wrapper cost as much as the LPs)."""
+    column pair per machine, 18.5 s by class, the same verdicts). The LPs run without
+    :func:`odrp.solvers.run_highspy`'s per-call bookkeeping: the level search solves up to twenty of them at
+    every node (measured: the wrapper cost as much as the LPs). Since stop 22 one model per rate serves every
+    call (:class:`_FluidRanges`: built once, warm basis, LPs that cannot narrow skipped)."""
     if any(lo > hi for lo, hi in ranges):
         return [(1, 0)] * inst.n_components
-    model, _, x = fluid_model(inst, rate, ranges, by_class=True)
-    units = range(len(inst.machine_classes))
-    highs = model.to_highs()
-    highs.setOptionValue("output_flag", False)
-    # primal simplex: a new objective leaves the last basis primal feasible, so each LP goes on from it
-    # (measured, 20 x 30 seed 2, five rates: 4.0 CPU s with HiGHS's default dual simplex, 0.4 s; same ranges)
-    highs.setOptionValue("simplex_strategy", 4)
-    wide = [c for c, (lo, hi) in enumerate(ranges) if lo < hi]
-    out = list(ranges)
-    with c_stdout_silenced():
-        if not wide:
-            return out if lp_optimum(highs, "min") is not INFEASIBLE else [(1, 0)] * inst.n_components
-        previous: list[int] = []
-        for c in wide:
-            lo, hi = ranges[c]
-            columns = [x[c, t] for t in units]
-            highs.changeColsCost(len(previous), np.array(previous, dtype=np.int32), np.zeros(len(previous)))
-            highs.changeColsCost(len(columns), np.array(columns, dtype=np.int32), np.ones(len(columns)))
-            previous = columns
-            top, bottom = lp_optimum(highs, "max"), lp_optimum(highs, "min")
-            if top is INFEASIBLE or bottom is INFEASIBLE:
-                return [(1, 0)] * inst.n_components
-            if top is not None:
-                hi = min(hi, math.floor(top * (1 + 1e-9) + 1e-9))
-            if bottom is not None:
-                lo = max(lo, math.ceil(bottom * (1 - 1e-9) - 1e-9))
-            out[c] = (lo, hi)
-    return out
+    key = (id(inst), rate)
+    entry = _FLUID.get(key)
+    if entry is None or entry[0] is not inst:
+        while len(_FLUID) >= FLUID_KEPT:
+            del _FLUID[next(iter(_FLUID))]
+        entry = _FLUID[key] = (inst, _FluidRanges(inst, rate))
+    return entry[1].narrow(inst, ranges)
 
 
 INFEASIBLE = object()

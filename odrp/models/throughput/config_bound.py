@@ -52,7 +52,6 @@ import highspy
 import numpy as np
 
 from odrp.models.throughput.bounds import count_range, fluid_count_ranges, lp_optimum
-from odrp.models.throughput.matrix import MatrixModel
 from odrp.problems.throughput import FEASIBILITY_TOL, ThroughputInstance
 from odrp.solvers import c_stdout_silenced
 
@@ -491,22 +490,36 @@ class _Master:
     """
 
     def __init__(self, pricing: _Pricing) -> None:
-        model = MatrixModel(sense="min")
-        link: dict[tuple[int, int], dict[int, float]] = {}
-        self.lambdas: dict[tuple[int, int], int] = {}
-        for c, levels in enumerate(pricing.levels):
-            lam = {n: model.column() for n in levels}
-            model.row(dict.fromkeys(lam.values(), 1.0), 1.0, 1.0)
-            for n, col in lam.items():
-                link[c, n] = {col: -float(n)}
-                self.lambdas[c, n] = col
-        self.machines = [  # row sum_q mu_tq - s_t <= M_t of every class (mu added as columns)
-            model.row({model.column(cost=1.0): -1.0}, upper=float(len(group))) for group in pricing.classes
-        ]
-        self.links = {key: model.row(row, lower=0.0) for key, row in link.items()}
-        self.highs = model.to_highs()
-        self.infinity = highspy.kHighsInf
+        # columns: lambda_cn (c, then n ascending), then s_t; rows: sum_n lambda_cn = 1 (every c), the
+        # machine rows (every t), the linking rows (every (c, n)); built as arrays (the LP is rebuilt at
+        # every node: ``MatrixModel``'s dictionaries cost more than the master's first solve)
+        keys = [(c, n) for c, levels in enumerate(pricing.levels) for n in levels]
+        n_lambdas, n_classes, n_components = len(keys), len(pricing.classes), len(pricing.levels)
+        self.lambdas = {key: j for j, key in enumerate(keys)}
+        self.machines = list(range(n_components, n_components + n_classes))
+        self.links = {key: n_components + n_classes + j for j, key in enumerate(keys)}
+        infinity = self.infinity = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = n_lambdas + n_classes, n_components + n_classes + n_lambdas
+        lp.col_cost_ = np.concatenate([np.zeros(n_lambdas), np.ones(n_classes)])
+        lp.col_lower_ = np.zeros(n_lambdas + n_classes)
+        lp.col_upper_ = np.full(n_lambdas + n_classes, infinity)
+        machines = np.array([float(len(group)) for group in pricing.classes])
+        lp.row_lower_ = np.concatenate([np.ones(n_components), np.full(n_classes, -infinity), np.zeros(n_lambdas)])
+        lp.row_upper_ = np.concatenate([np.ones(n_components), machines, np.full(n_lambdas, infinity)])
+        sizes = [len(levels) for levels in pricing.levels]
+        starts = np.concatenate([[0], np.cumsum(sizes), n_lambdas + 1 + np.arange(n_classes + n_lambdas)])
+        index = np.concatenate([np.arange(n_lambdas), n_lambdas + np.arange(n_classes), np.arange(n_lambdas)])
+        value = np.concatenate([np.ones(n_lambdas), -np.ones(n_classes), -np.array([n for _, n in keys], float)])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = starts.astype(np.int32)
+        lp.a_matrix_.index_ = index.astype(np.int32)
+        lp.a_matrix_.value_ = value
+        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = lp.num_col_, lp.num_row_
+        lp.sense_ = highspy.ObjSense.kMinimize
+        self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
+        self.highs.passModel(lp)
         self.added = [0] * len(pricing.classes)  # columns of each class already in the model
 
     def solve(self, columns: list[list[dict[tuple[int, int], int]]]):
