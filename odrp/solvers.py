@@ -545,11 +545,14 @@ def run_cpsat(
     gap_limit: float = 0.0,
     workers: int = 1,
     max_solutions: int | None = None,
+    parameters: dict[str, object] | None = None,
 ):
     """Solve an OR-Tools CP-SAT model; returns (SolverRun, the CpSolver that holds the values).
 
     ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); ``max_solutions`` stops the
-    search after that many improving solutions (status ``feasible``).
+    search after that many improving solutions (status ``feasible``); ``parameters``: CP-SAT parameters for
+    this run (after ``CPSAT_PARAMETERS``). A run stopped by a limit without a decision (wall clock or
+    ``max_deterministic_time``) has status ``time_limit``.
     """
     from ortools.sat.python import cp_model
 
@@ -558,8 +561,9 @@ def run_cpsat(
     solver.parameters.relative_gap_limit = float(gap_limit)
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
-    for key, value in CPSAT_PARAMETERS.items():
+    for key, value in {**CPSAT_PARAMETERS, **(parameters or {})}.items():
         setattr(solver.parameters, key, value)
+    limited = time_limit is not None or "max_deterministic_time" in (parameters or {})
     callback = _StopAfter(max_solutions) if max_solutions is not None else None
     start = time.perf_counter()
     code = solver.Solve(model, callback)
@@ -575,7 +579,7 @@ def run_cpsat(
         status = "feasible"
     elif code == cp_model.INFEASIBLE:
         status = "infeasible"
-    elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and time_limit is not None:
+    elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and limited:
         status = "time_limit"
     elif has_solution:
         status = "feasible"
