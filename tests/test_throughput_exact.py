@@ -189,3 +189,58 @@ def test_time_limit_returns_incumbent_bound_and_gap():
     assert result.verified and result.objective > 0
     assert result.bound >= result.objective * (1 - 1e-9)
     assert result.gap is not None and result.gap >= 0
+
+
+def test_cpsat_deterministic_budget_ends_undecided_as_a_time_limit():
+    # 9 pigeons in 8 holes: infeasible; with no deterministic time CP-SAT decides nothing, and the run is a time
+    # limit (not an error) although no wall-clock limit was given
+    from ortools.sat.python import cp_model
+
+    from odrp.solvers import run_cpsat
+
+    model = cp_model.CpModel()
+    x = {(p, h): model.NewBoolVar(f"x{p}_{h}") for p in range(9) for h in range(8)}
+    for p in range(9):
+        model.AddExactlyOne(x[p, h] for h in range(8))
+    for h in range(8):
+        model.AddAtMostOne(x[p, h] for p in range(9))
+    model.Maximize(sum(x.values()))
+    assert run_cpsat(model, "max", None, 0.0, 1, None, {"max_deterministic_time": 0.0})[0].status == "time_limit"
+    assert run_cpsat(model, "max", None, 0.0, 1, None)[0].status == "infeasible"
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("quick", ["default", "undecided", "off"])
+def test_box_solver_decides_as_brute_force(seed, quick, monkeypatch):
+    # a level search's box (N_c within ranges) at a rate: feasible exactly when some placement (brute force) with
+    # counts in the box sustains the rate, whether the quick stage decides ("default"), never decides and hands
+    # over to CP-SAT's defaults ("undecided": no deterministic time), or is off
+    import random
+
+    from odrp.models import throughput as exact
+    from odrp.problems.throughput import rate
+
+    stage = {"default": exact.QUICK_BOX, "undecided": {**exact.QUICK_BOX, "max_deterministic_time": 0.0}, "off": {}}
+    monkeypatch.setattr(exact, "QUICK_BOX", stage[quick])
+    inst = tiny(seed)
+    placements = [(r, [sum(v) for v in combo]) for r, combo in feasible_placements(inst)]
+    optimum = max(r for r, _ in placements)
+    solve_box = exact._box_solver(inst, "cpsat", True, 1)
+    rng = random.Random(seed)
+    seen = set()
+    for _ in range(12):
+        rho = optimum * rng.choice([0.5, 0.8, 0.95, 1.0, 1.05])
+        top = max(max(counts) for _, counts in placements)
+        box = [tuple(sorted((rng.randint(1, top), rng.randint(1, top)))) for _ in range(inst.n_components)]
+        expected = any(
+            r >= rho * (1 + 1e-9) and all(lo <= n <= hi for n, (lo, hi) in zip(counts, box, strict=True))
+            for r, counts in placements
+        )
+        if any(abs(r - rho) <= 1e-9 * rho for r, _ in placements):  # a placement at rho: either answer is right
+            continue
+        status, found = solve_box(rho, box, None)
+        assert status == ("feasible" if expected else "infeasible")
+        if found is not None:
+            assert rate(inst, found) >= rho * (1 - 1e-9)
+        seen.add(status)
+    assert seen == {"feasible", "infeasible"}  # both answers occur
