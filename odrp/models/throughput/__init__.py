@@ -165,11 +165,6 @@ before) reached 215.040 / 220.656 (2.61%) and 195.089 / 200.684 (2.87%). Time-bo
 (30% of the time left without a new incumbent, then a nearer target) lost seed 2's proof (2.77%): a
 restarted tree throws its work away. (An earlier measurement, 240 s at load 6 with nodes half as fast,
 had found nothing at 0.2%.)"""
-NEARER = True
-"""After a level search that proved its target without a new incumbent, the next target lies at half the previous
-fraction of the way from the incumbent to the bound (else at ``BISECT``; stop 22). Such a search is a hint that the
-incumbent is optimal or nearly: the proof the gap needs is the one just above it, and each rung on the way is a
-search from the root. Measured: see the README's stop 22 section."""
 BISECT = 0.5
 """While the bound is more than WIDE above the incumbent, rho = incumbent + BISECT (bound - incumbent)."""
 BOX = 0.25
@@ -376,14 +371,11 @@ def _solve(
                 inst, best, incumbent, upper, reach, gap, solver, deadline, symmetry, workers, stats, columns, nodes
             )
             columns = searched.last
-            improved = searched.best > best
-            if improved:
-                incumbent, best = searched.counts, searched.best
-            if searched.proven:  # after a search that kept the incumbent, the next target is nearer to it
-                upper, reach = min(upper, searched.rho), BISECT if improved or not NEARER else reach / 2
+            if searched.best > best:
+                incumbent, best, reach = searched.counts, searched.best, BISECT
+            if searched.proven:
+                upper, reach = min(upper, searched.rho), BISECT
                 continue
-            if improved:
-                reach = BISECT
             if deadline is not None and time.perf_counter() >= deadline:
                 status, message = "time_limit", "time limit reached"
             else:  # a leaf ended without a decision and without a deadline (a solver error or tolerance)
