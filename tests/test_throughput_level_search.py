@@ -21,8 +21,8 @@ def _boxes(inst):
     """P(rho) on a box of levels, as the exact method gives it to the search (cpsat, level form)."""
     scratch = {"rounds": []}
 
-    def solve_box(rho, box, deadline):
-        result = exact._round(inst, rho, "cpsat", deadline, None, True, True, 1, None, scratch, None, box)
+    def solve_box(rho, box, deadline, kept=None):
+        result = exact._round(inst, rho, "cpsat", deadline, None, True, True, 1, None, scratch, None, box, kept=kept)
         return result.status, result.counts
 
     return solve_box

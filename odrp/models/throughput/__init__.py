@@ -488,11 +488,15 @@ def _round(
     pool: list | None = None,
     within: list[tuple[int, int]] | None = None,
     work: float | None = None,
+    kept: list[int] | None = None,
 ) -> _RoundResult:
     """Solve P(rho) once; the placement it finds, or its status (``within``: level form, N_c in within[c];
-    ``work``: at most this many of CP-SAT's deterministic seconds, level form)."""
+    ``work``: at most this many of CP-SAT's deterministic seconds, level form; ``kept``: P(rho) on these
+    components alone, a relaxation (:func:`.rate_model.rate_model`): its status only, never a placement)."""
     begin = time.perf_counter()
     record: dict[str, Any] = {"rho": rho}
+    if kept is not None:
+        record["kept"] = list(kept)
     stats["rounds"].append(record)
     if pool is not None:
         return _pattern_round(inst, rho, solver, deadline, fixed, symmetry, workers, hint, pool, record, begin)
@@ -500,7 +504,7 @@ def _round(
     if pruned is None:
         record.update(status="infeasible", why="no instance count sustains rho", seconds=time.perf_counter() - begin)
         return _RoundResult("infeasible", None)
-    rm = rate_model.rate_model(inst, rho, *pruned)
+    rm = rate_model.rate_model(inst, rho, *pruned, kept=kept)
     record["levels"] = rm.n_levels
     if deadline is not None and _build_estimate(stats, len(rm.items)) > deadline - time.perf_counter():
         record.update(status="time_limit", why="too little time left to build P(rho)")
@@ -529,6 +533,8 @@ def _round(
         run, values = _solve_matrix(matrix.model, solver, _left(deadline))
         counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
+    if rm.subset:  # a relaxation: what it places is not a placement
+        return _RoundResult("feasible" if counts is not None else run.status, None, run.message)
     if counts is not None:
         record["rate"] = rate(inst, counts)
         return _RoundResult("feasible", counts)
@@ -645,7 +651,7 @@ def _level_round(
         searched = level_search.search(
             inst, best, incumbent, solve_box, next_rho, deadline, columns, improve=_improver(inst)
         )
-        boxes = len(scratch["rounds"])
+        boxes = sum("kept" not in box for box in scratch["rounds"])  # P(rho) on boxes, not on subsets
     record = {"rho": searched.rho, "level_search": searched.stats.as_dict(), "boxes": boxes}
     record["status"] = "infeasible" if searched.proven else "time_limit"
     stats["rounds"].append(record)
@@ -659,8 +665,10 @@ def _box_solver(
     recorded in ``scratch``."""
     boxes: dict[str, Any] = {"rounds": []} if scratch is None else scratch
 
-    def solve_box(rho: float, box: list[tuple[int, int]], limit: float | None) -> tuple[str, Counts | None]:
-        result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box)
+    def solve_box(
+        rho: float, box: list[tuple[int, int]], limit: float | None, kept: list[int] | None = None
+    ) -> tuple[str, Counts | None]:
+        result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box, kept=kept)
         return result.status, result.counts
 
     return solve_box

@@ -252,7 +252,11 @@ def leaf_solver(inst: ThroughputInstance, solve_box: BoxSolver) -> Callable[[flo
     pool = dive.Pool(len(inst.machine_classes))
 
     def with_limit(seconds: float | None) -> BoxSolver:
-        def solve(rho: float, box: Ranges, limit: float | None) -> tuple[str, Counts | None]:
+        def solve(
+            rho: float, box: Ranges, limit: float | None, kept: list[int] | None = None
+        ) -> tuple[str, Counts | None]:
+            if kept is not None:  # P(rho) on a subset of the components: no dive (it places every component)
+                return solve_box(rho, box, limit, kept)
             if all(lo == hi for lo, hi in box):
                 placed = dive.dive(inst, rho, [lo for lo, _ in box], limit, pool)
                 if placed is not None and rate(inst, placed) >= rho:

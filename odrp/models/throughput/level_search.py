@@ -80,8 +80,17 @@ from odrp.models.throughput.config_bound import ConfigurationLP
 from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 Ranges = list[tuple[int, int]]
-BoxSolver = Callable[[float, Ranges, float | None], tuple[str, Counts | None]]
-"""solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c."""
+
+
+class BoxSolver(Protocol):
+    """solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c; with ``kept``,
+    P(rho) on those components alone, the others' least needs reserved (a relaxation: its status only)."""
+
+    def __call__(
+        self, rho: float, box: Ranges, deadline: float | None, kept: list[int] | None = None
+    ) -> tuple[str, Counts | None]: ...
+
+
 RADIUS = 0
 """At a leaf vector v, P(rho) is first solved on the box v +- RADIUS (within the node); 0: on v alone.
 Measured (issue 3k, the proof at R* (1 + 5e-7) on 10 x 10 seed 0, ``benchmarks.throughput_10x10 --proof``,
@@ -99,6 +108,12 @@ NODE_VECTORS = (1, 65536)
 """Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
 SPACING = 64
 """After undecided whole nodes, at least one eligible node in this many is still tried."""
+REPLICATED = True
+"""The components that must be replicated at rho (no machine can carry their whole input: :func:`.bounds.count_range`
+gives them at least two instances) are split first, and a node the LP does not refute is refuted when P(rho) on
+them alone is infeasible (:func:`replicated`; stop 23)."""
+REPLICATED_SECONDS = 0.5
+"""Time for P(rho) on the replicated components at a node; undecided, the node goes on as without it."""
 
 
 @dataclass
@@ -235,6 +250,8 @@ class SearchStats:
     """Rates the search rose to without a new incumbent (``stalled``)."""
     strong: int = 0
     """Children refuted by their LP inside a strong split (``STRONG``; not counted in ``nodes``)."""
+    replicated: int = 0
+    """Nodes refuted by P(rho) on the replicated components (``REPLICATED``; also counted in ``pruned``)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -274,6 +291,8 @@ class NodeResult:
     undecided_lp: bool = False
     strong_refuted: int = 0
     """Children of a strong split whose LP refuted rho (dropped from ``children``)."""
+    replicated: bool = False
+    """Pruned by P(rho) on the replicated components, not by the LP (``REPLICATED``)."""
 
 
 def evaluate(
@@ -296,6 +315,11 @@ def evaluate(
     used = _used_levels(lp, inst.n_components)
     if not all(used):  # the LP stopped at the deadline before its first master
         return NodeResult(rho, "again", lp)
+    kept = replicated(inst, rho) if REPLICATED else []
+    if 0 < len(kept) < inst.n_components:  # P(rho) on the replicated components alone: a relaxation
+        soon = time.perf_counter() + REPLICATED_SECONDS
+        if solve_box(rho, levels, soon if deadline is None else min(deadline, soon), kept)[0] == "infeasible":
+            return NodeResult(rho, "pruned", lp, replicated=True)
     undecided_lp = False
     if verdict is None and not all(len(u) == 1 for u in used):
         undecided_lp = True
@@ -464,6 +488,7 @@ class Tree:
         stale = result.rho < self.rho
         if result.verdict == "pruned":
             stats.pruned += 1
+            stats.replicated += result.replicated
             return True
         if result.verdict == "again":
             self._push(path, node, parent)
@@ -545,8 +570,37 @@ def search(
 
 
 def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
-    """The component a split divides (``BRANCH``)."""
+    """The component a split divides: with ``REPLICATED``, the replicated component of the widest range if one
+    has more than one level left, else the best by ``BRANCH``."""
+    if REPLICATED:
+        ranges = {c: len(lp.pricing.levels[c]) for c in replicated(inst, lp.rho)}
+        wide = [c for c, size in ranges.items() if size > 1]
+        if wide:
+            return max(wide, key=lambda c: (ranges[c], -c))
     return max(range(inst.n_components), key=lambda k: _score(inst, lp, used, k, BRANCH))
+
+
+_REPLICATED: dict[tuple[int, float], list[int]] = {}
+"""This process's :func:`replicated` of the last instance and rate."""
+
+
+def replicated(inst: ThroughputInstance, rho: float) -> list[int]:
+    """The components that must be replicated to sustain rho: no machine can carry their whole input
+    (:func:`.bounds.count_range` bounds N_c below by 2 or more).
+
+    Their instances are the big items of the packing, and the configuration LP mixes the configurations of big
+    items fractionally; P(rho) on them alone (the others left out, their least CPU and tasks reserved on the
+    cluster: :func:`.rate_model.rate_model`) is a small integer program that knows which of their counts fit.
+    On 10 x 10 seed 2 (R* = 195.283, a star whose six bolts get 4 R) high9 needs at least 4 instances and mid7
+    2, and at N_7 = 3, N_9 = 6 the three i5 machines that hold a mid7 and a high9 instance each are full at R*:
+    above it no placement of those two components fits, whatever the other eight do. The configuration LP is
+    feasible there (at R* (1 + 0.005%) for some count vectors), so the search without this refuted such
+    vectors one by one, by the thousand."""
+    key = (id(inst), rho)
+    if key not in _REPLICATED:
+        _REPLICATED.clear()
+        _REPLICATED[key] = [c for c in range(inst.n_components) if count_range(inst, c, rho)[0] >= 2]
+    return _REPLICATED[key]
 
 
 def _score(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]], k: int, rule: str) -> float:

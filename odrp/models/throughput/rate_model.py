@@ -19,6 +19,18 @@ sustains well more than rho. Sorting the loads of identical machines removes the
 integer coefficients rounded *down* (each machine row scaled so that its capacity is 10^9): every
 placement that sustains rho satisfies the rounded rows, so "infeasible" from CP-SAT is a proof,
 and a solution it returns is re-scored exactly by the caller.
+
+**P(rho) on a subset K of the components** (``kept``; stop 23), a relaxation: the other components are left
+out, and what they need at least is reserved on the cluster as a whole,
+
+    sum_{c in K, w, n} s_cwn y_cwn <= sum_w cap_w - sum_{c not in K} (rho min_w e_cw l_c + lo_c min_w MET_cw)
+    sum_{c in K, w, n} y_cwn       <= sum_w k_w   - sum_{c not in K} lo_c
+
+(lo_c: the least count allowed for c; a component's instances carry its whole input IR_c = l_c rho, a
+convex combination of the machines' rates, and each costs at least the cheapest overhead). Every placement
+that sustains rho, restricted to K, satisfies these rows and every machine's, so "infeasible" refutes rho for
+every count vector in the levels, whatever the left-out components' counts within theirs. It is what the
+level search asks of the components that must be replicated (:mod:`.level_search`, ``REPLICATED``).
 """
 
 from __future__ import annotations
@@ -52,6 +64,14 @@ class RateModel:
     rho: float
     levels: tuple[tuple[int, ...], ...]
     items: tuple[Item, ...]
+    kept: tuple[int, ...]
+    """The components in the model (all, unless it is P(rho) on a subset)."""
+    reserve: tuple[float, int] = (0.0, 0)
+    """CPU and task slots the left-out components need at least (on the cluster as a whole)."""
+
+    @property
+    def subset(self) -> bool:
+        return len(self.kept) < len(self.levels)
 
     @property
     def n_levels(self) -> int:
@@ -59,11 +79,17 @@ class RateModel:
 
 
 def rate_model(
-    inst: ThroughputInstance, rho: float, levels: list[list[int]], caps: list[list[int]] | None = None
+    inst: ThroughputInstance,
+    rho: float,
+    levels: list[list[int]],
+    caps: list[list[int]] | None = None,
+    kept: list[int] | None = None,
 ) -> RateModel:
-    """Items of P(rho) for the allowed instance counts per component (and per-machine caps, if any)."""
+    """Items of P(rho) for the allowed instance counts per component (and per-machine caps, if any);
+    ``kept``: P(rho) on these components only, the others' least needs reserved (see the module's docstring)."""
+    kept = list(range(inst.n_components)) if kept is None else sorted(kept)
     items = []
-    for c in range(inst.n_components):
+    for c in kept:
         for n in levels[c]:
             for w in range(inst.n_machines):
                 size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
@@ -72,7 +98,26 @@ def rate_model(
                     upper = 0
                 if upper > 0:
                     items.append(Item(c, w, n, size, upper))
-    return RateModel(rho, tuple(tuple(x) for x in levels), tuple(items))
+    left_out = [c for c in range(inst.n_components) if c not in kept]
+    reserve = (sum(least_cpu(inst, c, rho, min(levels[c])) for c in left_out), sum(min(levels[c]) for c in left_out))
+    return RateModel(rho, tuple(tuple(x) for x in levels), tuple(items), tuple(kept), reserve)
+
+
+def least_cpu(inst: ThroughputInstance, c: int, rho: float, lo: int) -> float:
+    """The least CPU that component c takes on the cluster at rho with at least ``lo`` instances, rounded down
+    by 1e-9 (relative) so that the reserve it makes stays a relaxation: rho min_w e_cw l_c + lo min_w MET_cw
+    over the machines that can hold an instance of c."""
+    machines = [w for w in range(inst.n_machines) if inst.count_bound(c, w) > 0]
+    least = rho * min(inst.coefficient(c, w) for w in machines) + lo * min(inst.overhead[c][w] for w in machines)
+    return least * (1 - 1e-9)
+
+
+def _cluster(inst: ThroughputInstance, rm: RateModel) -> tuple[float, float | None]:
+    """The CPU and task slots a subset model's components may use on the cluster as a whole (None: no limit)."""
+    cpu = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity) - rm.reserve[0]
+    if any(k is None for k in inst.max_tasks):
+        return cpu, None
+    return cpu, float(sum(inst.max_tasks) - rm.reserve[1])  # type: ignore[arg-type]
 
 
 def _symmetric_pairs(inst: ThroughputInstance) -> list[tuple[int, int]]:
@@ -94,9 +139,9 @@ def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True,
     """P(rho) as a MILP; ``slack``: maximise z, else a pure feasibility problem (z = 0)."""
     model = MatrixModel(sense="max")
     z = model.column(lower=0.0, upper=1.0 if slack else 0.0, cost=1.0 if slack else 0.0)
-    v = {(c, n): model.column(upper=1.0, integer=True) for c in range(inst.n_components) for n in rm.levels[c]}
+    v = {(c, n): model.column(upper=1.0, integer=True) for c in rm.kept for n in rm.levels[c]}
     y = {item: model.column(upper=float(item.upper), integer=True) for item in rm.items}
-    for c in range(inst.n_components):
+    for c in rm.kept:
         model.row({v[c, n]: 1.0 for n in rm.levels[c]}, 1.0, 1.0)
     by_level: dict[tuple[int, int], list[Item]] = {}
     load: list[dict[int, float]] = [{} for _ in range(inst.n_machines)]
@@ -114,6 +159,11 @@ def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True,
         model.row({**{j: s / cap for j, s in load[w].items()}, z: 1.0}, upper=1.0)
         if inst.max_tasks[w] is not None:
             model.row(tasks[w], upper=float(inst.max_tasks[w]))
+    if rm.subset:
+        cpu, slots = _cluster(inst, rm)
+        model.row({y[item]: item.size for item in rm.items}, upper=cpu)
+        if slots is not None:
+            model.row({y[item]: 1.0 for item in rm.items}, upper=slots)
     if symmetry:
         for a, b in _symmetric_pairs(inst):
             model.row({**load[a], **{j: -s for j, s in load[b].items()}}, lower=0.0)
@@ -143,9 +193,9 @@ def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, 
 
     model = cp_model.CpModel()
     z = model.NewIntVar(0, CPSAT_SCALE, "z")
-    v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in range(inst.n_components) for n in rm.levels[c]}
+    v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in rm.kept for n in rm.levels[c]}
     y = {item: model.NewIntVar(0, item.upper, f"y{item.c}_{item.w}_{item.n}") for item in rm.items}
-    for c in range(inst.n_components):
+    for c in rm.kept:
         model.AddExactlyOne(v[c, n] for n in rm.levels[c])
     by_level: dict[tuple[int, int], list[Item]] = {}
     load: list[list] = [[] for _ in range(inst.n_machines)]
@@ -163,6 +213,13 @@ def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, 
         model.Add(sum(k * var for k, var in load[w]) + z <= CPSAT_SCALE)
         if inst.max_tasks[w] is not None:
             model.Add(sum(tasks[w]) <= inst.max_tasks[w])
+    if rm.subset:  # the cluster rows, scaled so that its CPU is 10^9 and rounded down like the machine rows
+        cpu, slots = _cluster(inst, rm)
+        total = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity)
+        scaled = [(math.floor(item.size / total * CPSAT_SCALE), y[item]) for item in rm.items]
+        model.Add(sum(k * var for k, var in scaled) <= math.floor(cpu / total * CPSAT_SCALE))
+        if slots is not None:
+            model.Add(sum(y.values()) <= int(slots))
     if symmetry:
         for a, b in _symmetric_pairs(inst):
             model.Add(sum(k * var for k, var in load[a]) >= sum(k * var for k, var in load[b]))
