@@ -492,7 +492,7 @@ def _round(
 ) -> _RoundResult:
     """Solve P(rho) once; the placement it finds, or its status (``within``: level form, N_c in within[c];
     ``work``: at most this many of CP-SAT's deterministic seconds, level form; ``kept``: P(rho) on these
-    components alone, a relaxation (:func:`.rate_model.rate_model`): its status only, never a placement)."""
+    components alone, a relaxation (:func:`.rate_model.rate_model`): what it finds places those components only)."""
     begin = time.perf_counter()
     record: dict[str, Any] = {"rho": rho}
     if kept is not None:
@@ -533,8 +533,8 @@ def _round(
         run, values = _solve_matrix(matrix.model, solver, _left(deadline))
         counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
-    if rm.subset:  # a relaxation: what it places is not a placement
-        return _RoundResult("feasible" if counts is not None else run.status, None, run.message)
+    if rm.subset:  # a relaxation: what it places is the kept components only
+        return _RoundResult("feasible" if counts is not None else run.status, counts, run.message)
     if counts is not None:
         record["rate"] = rate(inst, counts)
         return _RoundResult("feasible", counts)
@@ -668,7 +668,10 @@ def _box_solver(
     def solve_box(
         rho: float, box: list[tuple[int, int]], limit: float | None, kept: list[int] | None = None
     ) -> tuple[str, Counts | None]:
-        result = _round(inst, rho, solver, limit, None, symmetry, True, workers, None, boxes, None, box, kept=kept)
+        # P(rho) on a subset gets the node's levels as they are (no fluid LP): its answer then depends on the kept
+        # components' levels and the others' least counts only, which is how the level search remembers it
+        fluid = kept is None
+        result = _round(inst, rho, solver, limit, None, symmetry, fluid, workers, None, boxes, None, box, kept=kept)
         return result.status, result.counts
 
     return solve_box

@@ -77,6 +77,7 @@ from typing import Protocol
 
 from odrp.models.throughput.bounds import count_range
 from odrp.models.throughput.config_bound import ConfigurationLP
+from odrp.models.throughput.rate_model import cluster_room, cluster_use
 from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 Ranges = list[tuple[int, int]]
@@ -84,7 +85,8 @@ Ranges = list[tuple[int, int]]
 
 class BoxSolver(Protocol):
     """solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c; with ``kept``,
-    P(rho) on those components alone, the others' least needs reserved (a relaxation: its status only)."""
+    P(rho) on those components alone, the others' least needs reserved (a relaxation: the placement it finds, if
+    any, places the kept components only)."""
 
     def __call__(
         self, rho: float, box: Ranges, deadline: float | None, kept: list[int] | None = None
@@ -108,10 +110,13 @@ NODE_VECTORS = (1, 65536)
 """Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
 SPACING = 64
 """After undecided whole nodes, at least one eligible node in this many is still tried."""
-REPLICATED = True
-"""The components that must be replicated at rho (no machine can carry their whole input: :func:`.bounds.count_range`
-gives them at least two instances) are split first, and a node the LP does not refute is refuted when P(rho) on
-them alone is infeasible (:func:`replicated`; stop 23)."""
+REPLICATED = "both"
+"""What the level search does with the components that must be replicated at rho (no machine can carry their whole
+input: :func:`.bounds.count_range` gives them at least two instances; :func:`replicated`; stop 23): ``first``
+(they are split first, while one has more than one level left), ``refute`` (a node the LP does not refute is refuted
+when P(rho) on them alone is infeasible), ``both`` or ``off`` (the search before stop 23)."""
+REPLICATED_LEVELS = 1
+"""P(rho) on the replicated components is solved only at nodes where each has at most this many levels left."""
 REPLICATED_SECONDS = 0.5
 """Time for P(rho) on the replicated components at a node; undecided, the node goes on as without it."""
 
@@ -156,6 +161,55 @@ class NodeBoxes:
 
 NODE_BOXES = NodeBoxes()
 """This process's (a search resets it)."""
+
+
+@dataclass
+class ReplicatedChecks:
+    """P(rho) on the replicated components alone at the nodes where each has at most ``REPLICATED_LEVELS`` levels
+    (``REPLICATED`` ``refute`` or ``both``), remembered by (instance, rho, their levels). The relaxation's rows are
+    the same at every such node but its two cluster rows, whose room (:func:`.rate_model.cluster_room`) depends on
+    the least counts of the components left out: a placement of the replicated components found at one node
+    answers every later node with the same levels where it still fits the room, a refutation every later node
+    with no more room; otherwise CP-SAT is asked again."""
+
+    found: dict[tuple, tuple[float, int]] = field(default_factory=dict)
+    """key -> CPU and task slots a placement found there takes on the cluster."""
+    refuted: dict[tuple, tuple[float, float]] = field(default_factory=dict)
+    """key -> the room (CPU, slots; inf: no limit) at which P(rho) there was infeasible."""
+    solved: int = 0
+    """CP-SAT runs (the rest were answered from memory)."""
+
+    def refutes(
+        self, inst: ThroughputInstance, rho: float, levels: Ranges, solve_box: BoxSolver, deadline: float | None
+    ) -> bool:
+        """Whether P(rho) on the replicated components, with the node's ``levels``, is infeasible."""
+        kept = replicated(inst, rho)
+        if not 0 < len(kept) < inst.n_components or any(levels[c][1] - levels[c][0] >= REPLICATED_LEVELS for c in kept):
+            return False
+        key = (id(inst), rho, tuple(levels[c] for c in kept))
+        cpu, slots = cluster_room(inst, rho, [lo for lo, _ in levels], kept)
+        room = (cpu, math.inf if slots is None else slots)
+        if key in self.found and self.found[key][0] <= room[0] and self.found[key][1] <= room[1]:
+            return False
+        if key in self.refuted and room[0] <= self.refuted[key][0] and room[1] <= self.refuted[key][1]:
+            return True
+        if len(self.found) + len(self.refuted) > REPLICATED_KEPT:
+            self.found.clear()
+            self.refuted.clear()
+        soon = time.perf_counter() + REPLICATED_SECONDS
+        status, placed = solve_box(rho, levels, soon if deadline is None else min(deadline, soon), kept)
+        self.solved += 1
+        if placed is not None:
+            self.found[key] = cluster_use(inst, rho, placed)
+        elif status == "infeasible":
+            self.refuted[key] = room
+        return status == "infeasible"
+
+
+REPLICATED_CHECKS = ReplicatedChecks()
+"""This process's."""
+REPLICATED_KEPT = 100_000
+"""A process forgets its :class:`ReplicatedChecks` when they hold more than this many answers."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
 BRANCH = "spread"
@@ -251,7 +305,8 @@ class SearchStats:
     strong: int = 0
     """Children refuted by their LP inside a strong split (``STRONG``; not counted in ``nodes``)."""
     replicated: int = 0
-    """Nodes refuted by P(rho) on the replicated components (``REPLICATED``; also counted in ``pruned``)."""
+    """Nodes refuted by P(rho) on the replicated components (``REPLICATED``: ``refute``, ``both``; also counted in
+    ``pruned``)."""
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -315,11 +370,8 @@ def evaluate(
     used = _used_levels(lp, inst.n_components)
     if not all(used):  # the LP stopped at the deadline before its first master
         return NodeResult(rho, "again", lp)
-    kept = replicated(inst, rho) if REPLICATED else []
-    if 0 < len(kept) < inst.n_components:  # P(rho) on the replicated components alone: a relaxation
-        soon = time.perf_counter() + REPLICATED_SECONDS
-        if solve_box(rho, levels, soon if deadline is None else min(deadline, soon), kept)[0] == "infeasible":
-            return NodeResult(rho, "pruned", lp, replicated=True)
+    if REPLICATED in ("refute", "both") and REPLICATED_CHECKS.refutes(inst, rho, levels, solve_box, deadline):
+        return NodeResult(rho, "pruned", lp, replicated=True)
     undecided_lp = False
     if verdict is None and not all(len(u) == 1 for u in used):
         undecided_lp = True
@@ -570,9 +622,9 @@ def search(
 
 
 def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
-    """The component a split divides: with ``REPLICATED``, the replicated component of the widest range if one
-    has more than one level left, else the best by ``BRANCH``."""
-    if REPLICATED:
+    """The component a split divides: with ``REPLICATED`` ``first`` or ``both``, the replicated component of the
+    widest range if one has more than one level left, else the best by ``BRANCH``."""
+    if REPLICATED in ("first", "both"):
         ranges = {c: len(lp.pricing.levels[c]) for c in replicated(inst, lp.rho)}
         wide = [c for c, size in ranges.items() if size > 1]
         if wide:

@@ -157,6 +157,7 @@ class Workers:
         settings.update(node_seconds=level_search.NODE_SECONDS, node_vectors=level_search.NODE_VECTORS)
         settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
         settings.update(replicated=level_search.REPLICATED, replicated_seconds=level_search.REPLICATED_SECONDS)
+        settings.update(replicated_levels=level_search.REPLICATED_LEVELS)
         settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
@@ -300,6 +301,7 @@ def main(parent: int) -> None:
             level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
             level_search.REPLICATED = settings["replicated"]
             level_search.REPLICATED_SECONDS = settings["replicated_seconds"]
+            level_search.REPLICATED_LEVELS = settings["replicated_levels"]
             config_bound.POOL = settings["pool"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)

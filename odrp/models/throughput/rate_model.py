@@ -66,8 +66,9 @@ class RateModel:
     items: tuple[Item, ...]
     kept: tuple[int, ...]
     """The components in the model (all, unless it is P(rho) on a subset)."""
-    reserve: tuple[float, int] = (0.0, 0)
-    """CPU and task slots the left-out components need at least (on the cluster as a whole)."""
+    room: tuple[float, float | None] = (math.inf, None)
+    """CPU and task slots (None: no limit) the kept components may use on the cluster as a whole
+    (:func:`cluster_room`; a subset model only)."""
 
     @property
     def subset(self) -> bool:
@@ -98,9 +99,8 @@ def rate_model(
                     upper = 0
                 if upper > 0:
                     items.append(Item(c, w, n, size, upper))
-    left_out = [c for c in range(inst.n_components) if c not in kept]
-    reserve = (sum(least_cpu(inst, c, rho, min(levels[c])) for c in left_out), sum(min(levels[c]) for c in left_out))
-    return RateModel(rho, tuple(tuple(x) for x in levels), tuple(items), tuple(kept), reserve)
+    room = cluster_room(inst, rho, [min(x) for x in levels], kept)
+    return RateModel(rho, tuple(tuple(x) for x in levels), tuple(items), tuple(kept), room)
 
 
 def least_cpu(inst: ThroughputInstance, c: int, rho: float, lo: int) -> float:
@@ -112,12 +112,27 @@ def least_cpu(inst: ThroughputInstance, c: int, rho: float, lo: int) -> float:
     return least * (1 - 1e-9)
 
 
-def _cluster(inst: ThroughputInstance, rm: RateModel) -> tuple[float, float | None]:
-    """The CPU and task slots a subset model's components may use on the cluster as a whole (None: no limit)."""
-    cpu = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity) - rm.reserve[0]
+def cluster_room(inst: ThroughputInstance, rho: float, least: list[int], kept: list[int]) -> tuple[float, float | None]:
+    """The CPU and task slots (None: no limit) that the components ``kept`` may use on the cluster as a whole at
+    rho, when every other component c has at least least[c] instances: what the cluster has, less what the others
+    need at least (:func:`least_cpu`, and one slot per instance)."""
+    left_out = [c for c in range(inst.n_components) if c not in kept]
+    cpu = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity)
+    cpu -= sum(least_cpu(inst, c, rho, least[c]) for c in left_out)
     if any(k is None for k in inst.max_tasks):
         return cpu, None
-    return cpu, float(sum(inst.max_tasks) - rm.reserve[1])  # type: ignore[arg-type]
+    return cpu, float(sum(inst.max_tasks) - sum(least[c] for c in left_out))  # type: ignore[arg-type]
+
+
+def cluster_use(inst: ThroughputInstance, rho: float, placed: Counts) -> tuple[float, int]:
+    """The CPU and task slots a placement of some components (``placed[c]``: machine -> instances) takes at rho."""
+    cpu, tasks = 0.0, 0
+    for c, per in enumerate(placed):
+        n = sum(per.values())
+        for w, k in per.items():
+            cpu += k * (inst.coefficient(c, w) * rho / n + inst.overhead[c][w])
+            tasks += k
+    return cpu, tasks
 
 
 def _symmetric_pairs(inst: ThroughputInstance) -> list[tuple[int, int]]:
@@ -160,7 +175,7 @@ def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True,
         if inst.max_tasks[w] is not None:
             model.row(tasks[w], upper=float(inst.max_tasks[w]))
     if rm.subset:
-        cpu, slots = _cluster(inst, rm)
+        cpu, slots = rm.room
         model.row({y[item]: item.size for item in rm.items}, upper=cpu)
         if slots is not None:
             model.row({y[item]: 1.0 for item in rm.items}, upper=slots)
@@ -214,7 +229,7 @@ def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, 
         if inst.max_tasks[w] is not None:
             model.Add(sum(tasks[w]) <= inst.max_tasks[w])
     if rm.subset:  # the cluster rows, scaled so that its CPU is 10^9 and rounded down like the machine rows
-        cpu, slots = _cluster(inst, rm)
+        cpu, slots = rm.room
         total = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity)
         scaled = [(math.floor(item.size / total * CPSAT_SCALE), y[item]) for item in rm.items]
         model.Add(sum(k * var for k, var in scaled) <= math.floor(cpu / total * CPSAT_SCALE))
