@@ -18,14 +18,9 @@ GAP = 1e-6
 
 
 def _boxes(inst):
-    """P(rho) on a box of levels, as the exact method gives it to the search (cpsat, level form)."""
-    scratch = {"rounds": []}
-
-    def solve_box(rho, box, deadline, kept=None):
-        result = exact._round(inst, rho, "cpsat", deadline, None, True, True, 1, None, scratch, None, box, kept=kept)
-        return result.status, result.counts
-
-    return solve_box
+    """P(rho) on a box of levels (or on a subset of the components), as the exact method gives it to the search
+    (cpsat, level form)."""
+    return exact._box_solver(inst, "cpsat", True, 1)
 
 
 @pytest.mark.parametrize("radius", [0, 1])  # leaves decided on their vector alone, or on a box around it first

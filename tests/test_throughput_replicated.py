@@ -1,0 +1,156 @@
+"""P(rho) on a subset of the components (the replicated ones) and what the level search does with it.
+
+Numbers by hand on a two-machine case, and brute force over every placement of the tiny instances.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+import odrp.models.throughput as exact
+from odrp.models.throughput import level_search, rate_model
+from odrp.models.throughput.bounds import count_range
+from odrp.problems.throughput import evaluate_counts, load
+from tests.test_throughput_exact import best_placement, brute_force, tiny
+from tests.test_throughput_level_search import _boxes
+
+# A spout s feeds a bolt a on two identical machines (capacity 100, two task slots each). At rate R, a costs
+# 1.5 R + 1 per instance when it has one (it does not fit one machine above R = 66), s costs 0.1 R + 1.
+TWO_MACHINES = {
+    "problem": "throughput",
+    "name": "spout-and-bolt",
+    "components": [{"id": "s"}, {"id": "a"}],
+    "edges": [["s", "a"]],
+    "machines": [{"id": f"m{i}", "type": "t", "max_tasks": 2} for i in (1, 2)],
+    "profile": {"s": {"t": {"exec_time": 0.1, "overhead": 1.0}}, "a": {"t": {"exec_time": 1.5, "overhead": 1.0}}},
+}
+
+
+def _on_a(inst, rho, least_s):
+    """P(rho) on a alone with N_a = 2, s left out with at least ``least_s`` instances."""
+    box = [(least_s, 4), (2, 2)]
+    status, placed = _boxes(inst)(rho, box, None, [1])
+    return status, placed
+
+
+def test_cluster_room_and_the_subset_model_by_hand():
+    inst = load(TWO_MACHINES)
+    # s needs at least 0.1 rho + least_s CPU (one overhead per instance) and least_s slots
+    assert rate_model.least_cpu(inst, 0, 120.0, 2) == pytest.approx(0.1 * 120 + 2, rel=1e-8)
+    cpu, slots = rate_model.cluster_room(inst, 120.0, [2, 2], [1])
+    assert cpu == pytest.approx(200 - 14, rel=1e-8) and slots == 4 - 2
+    # two instances of a (one per machine, 0.75 rho + 1 each) use 1.5 rho + 2 of the cluster: with s at one
+    # instance or more that fits 200 - (0.1 rho + 1) up to rho = 197 / 1.6 = 123.125; each machine alone holds
+    # its instance up to rho = 132
+    assert _on_a(inst, 123.0, 1)[0] == "feasible"
+    assert _on_a(inst, 123.25, 1)[0] == "infeasible"
+    # with s at two instances or more: 1.6 rho + 4 <= 200, rho <= 122.5
+    assert _on_a(inst, 122.4, 2)[0] == "feasible"
+    assert _on_a(inst, 122.6, 2)[0] == "infeasible"
+    # three instances of s leave one of the four slots, and a needs two: infeasible at any rate
+    assert _on_a(inst, 10.0, 3)[0] == "infeasible"
+    # what it places is a's instances only, one per machine
+    status, placed = _on_a(inst, 100.0, 1)
+    assert status == "feasible" and placed[0] == {} and sorted(placed[1].values()) == [1, 1]
+    assert rate_model.cluster_use(inst, 100.0, placed) == pytest.approx((2 * (0.75 * 100 + 1), 2), rel=1e-9)
+    # the whole problem: R* = 122.5 (N_a = 2, N_s = 2, one of each per machine: 0.75 R + 0.05 R + 2 <= 100)
+    assert brute_force(inst)[0] == pytest.approx(122.5, rel=1e-9)
+
+
+def test_replicated_components_by_hand():
+    inst = load(TWO_MACHINES)
+    assert count_range(inst, 1, 122.5)[0] == 2 and level_search.replicated(inst, 122.5) == [1]  # 1.5 R + 1 > 100
+    assert level_search.replicated(inst, 50.0) == []  # a fits one machine: 76
+    assert level_search.replicated(inst, 122.5) == [1]  # asked again at the same rate: the same answer
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_subset_model_never_refutes_a_rate_the_optimum_sustains(seed):
+    """Every subset of the components, every box holding the optimal counts: P(rho) on the subset is never
+    infeasible at R* and just below (brute force's optimum), with the left-out components at any least count up
+    to their optimal one."""
+    inst = tiny(seed)
+    optimum, counts = best_placement(inst)
+    levels = [sum(per.values()) for per in counts]
+    solve_box = _boxes(inst)
+    rng = random.Random(seed)
+    for size in range(1, inst.n_components):
+        for kept in itertools.combinations(range(inst.n_components), size):
+            box = [(rng.randint(1, n), n + rng.randint(0, 2)) for n in levels]
+            for rho in (optimum, optimum * (1 - 1e-3)):
+                status, placed = solve_box(rho, box, None, list(kept))
+                assert status != "infeasible", (kept, box, rho)
+                assert all(placed[c] == {} for c in range(inst.n_components) if c not in kept)
+
+
+MODES = ("off", "first", "refute", "both")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("seed", range(8))
+def test_every_replicated_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode, monkeypatch):
+    monkeypatch.setattr(level_search, "REPLICATED", mode)
+    monkeypatch.setattr(level_search, "REPLICATED_CHECKS", level_search.ReplicatedChecks())
+    inst = tiny(seed)
+    optimum, _ = brute_force(inst)
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    assert above.proven and above.counts is None
+    if mode in ("off", "first"):
+        assert above.stats.replicated == 0
+    below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
+    assert below.counts is not None and below.best >= optimum * (1 - 1e-3)
+    assert evaluate_counts(inst, below.counts).objective == pytest.approx(below.best, rel=1e-12)
+
+
+def test_the_relaxation_refutes_nodes_of_the_tiny_instances(monkeypatch):
+    """The path is taken: just above R*, some tiny instance has a node that P(rho) on its replicated components
+    refutes (not its configuration LP)."""
+    monkeypatch.setattr(level_search, "REPLICATED", "both")
+    refuted = 0
+    for seed in range(8):
+        monkeypatch.setattr(level_search, "REPLICATED_CHECKS", level_search.ReplicatedChecks())
+        inst = tiny(seed)
+        optimum, _ = brute_force(inst)
+        above = level_search.search(inst, optimum, None, _boxes(inst), lambda best, r=optimum: r * (1 + 1e-6))
+        refuted += above.stats.replicated
+    assert refuted > 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_remembered_answers_equal_fresh_ones(seed, monkeypatch):
+    """A :class:`ReplicatedChecks` that remembers gives, node after node, the answers that a fresh one (CP-SAT
+    every time) gives, on random nodes around the optimal counts at rates about R*."""
+    monkeypatch.setattr(level_search, "REPLICATED_LEVELS", 2)  # nodes where a replicated range is two wide too
+    inst = tiny(seed)
+    optimum, counts = best_placement(inst)
+    levels = [sum(per.values()) for per in counts]
+    solve_box = _boxes(inst)
+    remembering = level_search.ReplicatedChecks()
+    rng = random.Random(seed)
+    answers = []
+    for _ in range(40):
+        rho = optimum * rng.choice((1 - 1e-2, 1 - 1e-3, 1.0, 1 + 1e-3, 1 + 1e-2, 1.05))
+        if not level_search.replicated(inst, rho):
+            continue
+        node = []
+        for n in levels:
+            lo = max(1, n + rng.randint(-1, 1))
+            node.append((lo, lo + rng.randint(0, 2)))
+        fresh = level_search.ReplicatedChecks().refutes(inst, rho, node, solve_box, None)
+        assert remembering.refutes(inst, rho, node, solve_box, None) == fresh
+        answers.append(fresh)
+    assert remembering.solved <= len(answers)
+
+
+def test_cbc_and_highs_solve_the_subset_model_too():
+    """The subset model in matrix form (HiGHS, CBC) agrees with CP-SAT on the hand case."""
+    inst = load(TWO_MACHINES)
+    for solver in ("highs", "cbc"):
+        scratch = {"rounds": []}
+        for rho, least_s, expected in ((123.0, 1, "feasible"), (123.25, 1, "infeasible"), (122.6, 2, "infeasible")):
+            box = [(least_s, 4), (2, 2)]
+            result = exact._round(inst, rho, solver, None, None, True, False, 1, None, scratch, None, box, kept=[1])
+            assert result.status in ((expected,) if expected == "infeasible" else ("feasible", "optimal")), solver
