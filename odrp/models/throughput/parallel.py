@@ -277,7 +277,8 @@ def _die_with(parent: int) -> None:
 
 def main(parent: int) -> None:
     """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
-    ``rung`` (the same, the leaves' CP-SAT seconds and the split rule: a ladder's node, :mod:`.ladder`) or
+    ``rung`` (the same, the leaves' CP-SAT seconds, the split rule and ``REPLICATED``: a ladder's node,
+    :mod:`.ladder`) or
     ``descend`` (a ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
@@ -314,8 +315,10 @@ def main(parent: int) -> None:
                 continue
             rho, node, columns, left = message[1:5]
             leaf, level_search.BRANCH = solve_box, settings["branch"]  # type: ignore[index]
+            level_search.REPLICATED = settings["replicated"]  # type: ignore[index]
             if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
                 leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
+                level_search.REPLICATED = message[7]
             deadline = None if left is None else time.perf_counter() + left
             result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
             result.columns = Columns.of(result.columns)
