@@ -110,15 +110,22 @@ NODE_VECTORS = (1, 65536)
 """Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
 SPACING = 64
 """After undecided whole nodes, at least one eligible node in this many is still tried."""
-REPLICATED = "both"
-"""What the level search does with the components that must be replicated at rho (no machine can carry their whole
-input: :func:`.bounds.count_range` gives them at least two instances; :func:`replicated`; stop 23): ``first``
-(they are split first, while one has more than one level left), ``refute`` (a node the LP does not refute is refuted
-when P(rho) on them alone is infeasible), ``both`` or ``off`` (the search before stop 23)."""
-REPLICATED_LEVELS = 1
-"""P(rho) on the replicated components is solved only at nodes where each has at most this many levels left."""
-REPLICATED_SECONDS = 0.5
-"""Time for P(rho) on the replicated components at a node; undecided, the node goes on as without it."""
+BIG = "both"
+"""What the level search does with the *big* components (:func:`big_tiers`: one instance carrying a big component's
+whole input at rho would take more than ``BIG_SHARE`` of any machine; stop 23) at nodes whose rate is within
+``BIG_NEAR`` of the incumbent: ``first`` (they are split first, the biggest first, while one has more than one level
+left), ``refute`` (at a node the LP does not refute, P(rho) on the big components alone, the others left out with
+their least needs reserved, refutes the node when it is infeasible: :class:`BigChecks`), ``both`` or ``off`` (the
+search before stop 23)."""
+BIG_FAR = "refute"
+"""The same, at nodes whose rate is further above the incumbent: the split order of ``first`` finds placements
+later than ``BRANCH`` does (10 x 10 seed 5, whose optimum the search must find: see :func:`big_tiers`)."""
+BIG_NEAR = 0.002
+"""A node's rate rho is near the incumbent R when rho <= R (1 + BIG_NEAR)."""
+BIG_SHARE = 0.5
+"""A component is big when its whole input on one instance would take more than this share of every machine."""
+BIG_SECONDS = 0.5
+"""Time for P(rho) on the big components at a node; undecided, the node goes on as without it."""
 
 
 @dataclass
@@ -164,13 +171,14 @@ NODE_BOXES = NodeBoxes()
 
 
 @dataclass
-class ReplicatedChecks:
-    """P(rho) on the replicated components alone at the nodes where each has at most ``REPLICATED_LEVELS`` levels
-    (``REPLICATED`` ``refute`` or ``both``), remembered by (instance, rho, their levels). The relaxation's rows are
-    the same at every such node but its two cluster rows, whose room (:func:`.rate_model.cluster_room`) depends on
-    the least counts of the components left out: a placement of the replicated components found at one node
-    answers every later node with the same levels where it still fits the room, a refutation every later node
-    with no more room; otherwise CP-SAT is asked again."""
+class BigChecks:
+    """P(rho) on a tier of big components (:func:`big_tiers`) at the nodes that fix the count of each of them and of
+    no other big component (``BIG`` ``refute`` or ``both``), remembered by (rho, those components and counts) for
+    one instance. The relaxation's rows are the same at every node with the same
+    fixed big counts but its two cluster rows, whose room (:func:`.rate_model.cluster_room`) depends on the least
+    counts of the components left out: a placement of the kept components found at one node answers every later
+    node with the same key where it still fits the room, a refutation every later node with no more room;
+    otherwise CP-SAT is asked again."""
 
     found: dict[tuple, tuple[float, int]] = field(default_factory=dict)
     """key -> CPU and task slots a placement found there takes on the cluster."""
@@ -178,25 +186,33 @@ class ReplicatedChecks:
     """key -> the room (CPU, slots; inf: no limit) at which P(rho) there was infeasible."""
     solved: int = 0
     """CP-SAT runs (the rest were answered from memory)."""
+    inst: ThroughputInstance | None = None
+    """The instance the answers are about (another one clears them)."""
 
     def refutes(
         self, inst: ThroughputInstance, rho: float, levels: Ranges, solve_box: BoxSolver, deadline: float | None
     ) -> bool:
-        """Whether P(rho) on the replicated components, with the node's ``levels``, is infeasible."""
-        kept = replicated(inst, rho)
-        if not 0 < len(kept) < inst.n_components or any(levels[c][1] - levels[c][0] >= REPLICATED_LEVELS for c in kept):
+        """Whether P(rho) on the big components that ``levels`` fixes (the others left out) is infeasible; False when
+        they are not a tier."""
+        tiers = big_tiers(inst, rho)
+        kept = [c for c in (tiers[-1] if tiers else []) if levels[c][0] == levels[c][1]]  # biggest first
+        if kept not in tiers or len(kept) == inst.n_components:
             return False
-        key = (id(inst), rho, tuple(levels[c] for c in kept))
+        if inst is not self.inst:
+            self.found.clear()
+            self.refuted.clear()
+            self.inst = inst
+        key = (rho, tuple((c, levels[c][0]) for c in sorted(kept)))
         cpu, slots = cluster_room(inst, rho, [lo for lo, _ in levels], kept)
         room = (cpu, math.inf if slots is None else slots)
         if key in self.found and self.found[key][0] <= room[0] and self.found[key][1] <= room[1]:
             return False
         if key in self.refuted and room[0] <= self.refuted[key][0] and room[1] <= self.refuted[key][1]:
             return True
-        if len(self.found) + len(self.refuted) > REPLICATED_KEPT:
+        if len(self.found) + len(self.refuted) > BIG_KEPT:
             self.found.clear()
             self.refuted.clear()
-        soon = time.perf_counter() + REPLICATED_SECONDS
+        soon = time.perf_counter() + BIG_SECONDS
         status, placed = solve_box(rho, levels, soon if deadline is None else min(deadline, soon), kept)
         self.solved += 1
         if placed is not None:
@@ -206,10 +222,10 @@ class ReplicatedChecks:
         return status == "infeasible"
 
 
-REPLICATED_CHECKS = ReplicatedChecks()
+BIG_CHECKS = BigChecks()
 """This process's."""
-REPLICATED_KEPT = 100_000
-"""A process forgets its :class:`ReplicatedChecks` when they hold more than this many answers."""
+BIG_KEPT = 100_000
+"""A process forgets its :class:`BigChecks` when they hold more than this many answers."""
 SPREAD = 1e-6
 """A lambda share above this counts as a level the LP uses."""
 BRANCH = "spread"
@@ -304,8 +320,8 @@ class SearchStats:
     """Rates the search rose to without a new incumbent (``stalled``)."""
     strong: int = 0
     """Children refuted by their LP inside a strong split (``STRONG``; not counted in ``nodes``)."""
-    replicated: int = 0
-    """Nodes refuted by P(rho) on the replicated components (``REPLICATED``: ``refute``, ``both``; also counted in
+    big: int = 0
+    """Nodes refuted by P(rho) on the big components (``BIG``: ``refute``, ``both``; also counted in
     ``pruned``)."""
 
     def as_dict(self) -> dict[str, object]:
@@ -346,8 +362,8 @@ class NodeResult:
     undecided_lp: bool = False
     strong_refuted: int = 0
     """Children of a strong split whose LP refuted rho (dropped from ``children``)."""
-    replicated: bool = False
-    """Pruned by P(rho) on the replicated components, not by the LP (``REPLICATED``)."""
+    big: bool = False
+    """Pruned by P(rho) on the big components, not by the LP (``BIG``)."""
 
 
 def evaluate(
@@ -358,8 +374,11 @@ def evaluate(
     solve_box: BoxSolver,
     improve: Callable[[Counts], Counts] | None = None,
     deadline: float | None = None,
+    big: str | None = None,
 ) -> NodeResult:
-    """The node LP at rho on ``node`` (columns from ``parent``), then the leaf's P(rho) or the split."""
+    """The node LP at rho on ``node`` (columns from ``parent``), then the leaf's P(rho) or the split; ``big``: what
+    to do with the big components (``BIG``'s values; None: ``BIG``)."""
+    big = BIG if big is None else big
     lp, verdict = _SOLVED.pop((rho, tuple(node)), (None, None))  # a strong split's child: its LP is solved
     if lp is None:
         lp = ConfigurationLP(inst, rho, parent, node)  # type: ignore[arg-type]  # reads only parent.columns
@@ -370,8 +389,8 @@ def evaluate(
     used = _used_levels(lp, inst.n_components)
     if not all(used):  # the LP stopped at the deadline before its first master
         return NodeResult(rho, "again", lp)
-    if REPLICATED in ("refute", "both") and REPLICATED_CHECKS.refutes(inst, rho, levels, solve_box, deadline):
-        return NodeResult(rho, "pruned", lp, replicated=True)
+    if big in ("refute", "both") and BIG_CHECKS.refutes(inst, rho, levels, solve_box, deadline):
+        return NodeResult(rho, "pruned", lp, big=True)
     undecided_lp = False
     if verdict is None and not all(len(u) == 1 for u in used):
         undecided_lp = True
@@ -410,7 +429,7 @@ def evaluate(
         return NodeResult(rho, "refuted", lp, children, leaf=True, undecided_lp=undecided_lp)
     if STRONG:
         return _strong_split(inst, rho, lp, used, levels, undecided_lp, deadline)
-    children = _split(lp, used, levels, _branch_component(inst, lp, used))
+    children = _split(lp, used, levels, _branch_component(inst, lp, used, big in ("first", "both")))
     return NodeResult(rho, "split", lp, children, undecided_lp=undecided_lp)
 
 
@@ -540,7 +559,7 @@ class Tree:
         stale = result.rho < self.rho
         if result.verdict == "pruned":
             stats.pruned += 1
-            stats.replicated += result.replicated
+            stats.big += result.big
             return True
         if result.verdict == "again":
             self._push(path, node, parent)
@@ -590,6 +609,10 @@ class Tree:
             self.quiet = 0
             self.stats.raised.append(rho)
 
+    def big(self) -> str:
+        """What the next node does with the big components: ``BIG`` near the incumbent, else ``BIG_FAR``."""
+        return BIG if self.rho <= self.best * (1 + BIG_NEAR) else BIG_FAR
+
     def outcome(self, proven: bool) -> LevelSearch:
         self.stats.seconds = time.perf_counter() - self.start
         return LevelSearch(self.best, self.counts, self.rho, proven, self.stats, self.last)
@@ -615,44 +638,62 @@ def search(
         if deadline is not None and time.perf_counter() > deadline:
             return tree.outcome(False)
         path, node, parent = tree.pop()
-        result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline)
+        result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline, tree.big())
         if not tree.take(path, node, parent, result):
             return tree.outcome(False)
     return tree.outcome(True)
 
 
-def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]]) -> int:
-    """The component a split divides: with ``REPLICATED`` ``first`` or ``both``, the replicated component of the
-    widest range if one has more than one level left, else the best by ``BRANCH``."""
-    if REPLICATED in ("first", "both"):
-        ranges = {c: len(lp.pricing.levels[c]) for c in replicated(inst, lp.rho)}
-        wide = [c for c, size in ranges.items() if size > 1]
-        if wide:
-            return max(wide, key=lambda c: (ranges[c], -c))
+def _branch_component(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]], big: bool) -> int:
+    """The component a split divides: with ``big``, the biggest big component with more than one level left, if any;
+    else the best by ``BRANCH``."""
+    tiers = big_tiers(inst, lp.rho) if big else []
+    for c in tiers[-1] if tiers else []:  # every big component, biggest first
+        if len(lp.pricing.levels[c]) > 1:
+            return c
     return max(range(inst.n_components), key=lambda k: _score(inst, lp, used, k, BRANCH))
 
 
-_REPLICATED: dict[tuple[int, float], list[int]] = {}
-"""This process's :func:`replicated` of the last instance and rate."""
+_BIG: list[tuple[ThroughputInstance, float, float, list[list[int]]]] = []
+"""This process's :func:`big_tiers` of the last instance, rate and ``BIG_SHARE``."""
 
 
-def replicated(inst: ThroughputInstance, rho: float) -> list[int]:
-    """The components that must be replicated to sustain rho: no machine can carry their whole input
-    (:func:`.bounds.count_range` bounds N_c below by 2 or more).
+def big_tiers(inst: ThroughputInstance, rho: float) -> list[list[int]]:
+    """The big components at rho, biggest first, in tiers: those that must be replicated, then (if there are
+    others) every big component. A component's share is what its whole input on one instance would take of a
+    machine, (e_cw l_c rho + MET_cw) / cap_w, on the machine where that is least; it must be replicated when its
+    share is above 1, and it is big when its share is above ``BIG_SHARE``: two such instances never share a
+    machine, the big items of bin packing.
 
-    Their instances are the big items of the packing, and the configuration LP mixes the configurations of big
-    items fractionally; P(rho) on them alone (the others left out, their least CPU and tasks reserved on the
-    cluster: :func:`.rate_model.rate_model`) is a small integer program that knows which of their counts fit.
-    On 10 x 10 seed 2 (R* = 195.283, a star whose six bolts get 4 R) high9 needs at least 4 instances and mid7
-    2, and at N_7 = 3, N_9 = 6 the three i5 machines that hold a mid7 and a high9 instance each are full at R*:
-    above it no placement of those two components fits, whatever the other eight do. The configuration LP is
-    feasible there (at R* (1 + 0.005%) for some count vectors), so the search without this refuted such
-    vectors one by one, by the thousand."""
-    key = (id(inst), rho)
-    if key not in _REPLICATED:
-        _REPLICATED.clear()
-        _REPLICATED[key] = [c for c in range(inst.n_components) if count_range(inst, c, rho)[0] >= 2]
-    return _REPLICATED[key]
+    The configuration LP mixes the configurations of big items fractionally; P(rho) on a tier alone (the others
+    left out, their least CPU and tasks reserved on the cluster: :func:`.rate_model.rate_model`) is a small integer
+    program that knows which of their counts fit. Measured (stop 23; the proof at R* (1 + 5e-7) from the optimum,
+    one process, CPU clock, whole nodes off):
+
+    - 10 x 10 seed 2 (R* = 195.283, a star whose six bolts get 4 R): high9 and mid7 must be replicated (3.34 and
+      1.20 machines' worth at R*); at N_9 = 6, N_7 = 3 the three i5 machines that hold a high9 and a mid7 instance
+      each are full at R*, so above it no placement of those two fits, whatever the other eight do. The
+      configuration LP is feasible there (at R* (1 + 0.005%) for some count vectors), and the search without this
+      refuted such vectors one by one, by the thousand: unproven after 1,200 CPU s; with the replicated tier
+      split first and checked, 179-235 nodes, 7-9 s. With the big components in one tier (five of them) it took
+      1,009-3,104 nodes: the refutation of (6, 3) came once for every count of the three others.
+    - 10 x 10 seed 5 (R* = 174.102, a diamond of eight bolts of 0.3-0.9 machines' worth each): nothing must be
+      replicated, seven components are big; 3,191 nodes and 61 s with them split first and checked, against 6,743
+      nodes and 98-103 s without.
+    - seeds 0, 3, 4: 1,273 nodes and 31-33 s against 1,593 and 23-29 s; 333 and 6.4 s against 1,439 and 22 s; 712
+      and 10 s against 828 and 13 s."""
+    if _BIG and _BIG[0][0] is inst and _BIG[0][1:3] == (rho, BIG_SHARE):
+        return _BIG[0][3]
+    share = {}
+    for c in range(inst.n_components):
+        machines = [w for w in range(inst.n_machines) if inst.count_bound(c, w) > 0]
+        share[c] = min((inst.coefficient(c, w) * rho + inst.overhead[c][w]) / inst.capacity[w] for w in machines)
+    big = sorted((c for c in share if share[c] > BIG_SHARE), key=lambda c: (-share[c], c))
+    tiers = [tier for tier in ([c for c in big if share[c] > 1.0], big) if tier]
+    if len(tiers) == 2 and tiers[0] == tiers[1]:
+        tiers.pop()
+    _BIG[:] = [(inst, rho, BIG_SHARE, tiers)]
+    return tiers
 
 
 def _score(inst: ThroughputInstance, lp: ConfigurationLP, used: list[list[int]], k: int, rule: str) -> float:

@@ -156,8 +156,7 @@ class Workers:
         settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
         settings.update(node_seconds=level_search.NODE_SECONDS, node_vectors=level_search.NODE_VECTORS)
         settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
-        settings.update(replicated=level_search.REPLICATED, replicated_seconds=level_search.REPLICATED_SECONDS)
-        settings.update(replicated_levels=level_search.REPLICATED_LEVELS)
+        settings.update(big_share=level_search.BIG_SHARE, big_seconds=level_search.BIG_SECONDS)
         settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
@@ -237,7 +236,7 @@ def search(
                     path, node, parent = tree.pop()
                     left = None if deadline is None else deadline - now
                     plain = None if parent is None else Columns.of(parent)
-                    workers.send(proc, ("node", tree.rho, node, plain, left))
+                    workers.send(proc, ("node", tree.rho, node, plain, left, tree.big()))
                     in_flight[proc.pid] = (proc, path, node, parent)
             waiting = time.perf_counter()
             answer = workers.receive(None if deadline is None else max(0.0, deadline - waiting))
@@ -276,9 +275,9 @@ def _die_with(parent: int) -> None:
 
 
 def main(parent: int) -> None:
-    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
-    ``rung`` (the same, the leaves' CP-SAT seconds, the split rule and ``REPLICATED``: a ladder's node,
-    :mod:`.ladder`) or
+    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left, what to
+    do with the big components), ``rung`` (rho, node, columns, seconds left, the leaves' CP-SAT seconds, the split
+    rule and what to do with the big components: a ladder's node, :mod:`.ladder`) or
     ``descend`` (a ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
@@ -300,9 +299,7 @@ def main(parent: int) -> None:
             level_search.NODE_SECONDS, level_search.NODE_VECTORS = settings["node_seconds"], settings["node_vectors"]
             level_search.NODE_BOXES.reset()
             level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
-            level_search.REPLICATED = settings["replicated"]
-            level_search.REPLICATED_SECONDS = settings["replicated_seconds"]
-            level_search.REPLICATED_LEVELS = settings["replicated_levels"]
+            level_search.BIG_SHARE, level_search.BIG_SECONDS = settings["big_share"], settings["big_seconds"]
             config_bound.POOL = settings["pool"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
@@ -314,13 +311,11 @@ def main(parent: int) -> None:
                 _descend(inst, message[1:], answers)  # type: ignore[arg-type]
                 continue
             rho, node, columns, left = message[1:5]
-            leaf, level_search.BRANCH = solve_box, settings["branch"]  # type: ignore[index]
-            level_search.REPLICATED = settings["replicated"]  # type: ignore[index]
+            leaf, level_search.BRANCH, big = solve_box, settings["branch"], message[5]  # type: ignore[index]
             if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
-                leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
-                level_search.REPLICATED = message[7]
+                leaf, level_search.BRANCH, big = rung_leaf(message[5]), message[6], message[7]  # type: ignore[misc]
             deadline = None if left is None else time.perf_counter() + left
-            result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
+            result = evaluate(inst, rho, node, columns, leaf, improve, deadline, big)  # type: ignore[arg-type]
             result.columns = Columns.of(result.columns)
             _send(answers, ("ok", result, time.process_time()))
         except Exception:

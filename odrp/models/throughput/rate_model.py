@@ -30,7 +30,7 @@ out, and what they need at least is reserved on the cluster as a whole,
 convex combination of the machines' rates, and each costs at least the cheapest overhead). Every placement
 that sustains rho, restricted to K, satisfies these rows and every machine's, so "infeasible" refutes rho for
 every count vector in the levels, whatever the left-out components' counts within theirs. It is what the
-level search asks of the components that must be replicated (:mod:`.level_search`, ``REPLICATED``).
+level search asks of the big components (:func:`.level_search.big_tiers`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""P(rho) on a subset of the components (the replicated ones) and what the level search does with it.
+"""P(rho) on a subset of the components (a tier of big ones) and what the level search does with it.
 
 Numbers by hand on a two-machine case, and brute force over every placement of the tiny instances.
 """
@@ -60,11 +60,17 @@ def test_cluster_room_and_the_subset_model_by_hand():
     assert brute_force(inst)[0] == pytest.approx(122.5, rel=1e-9)
 
 
-def test_replicated_components_by_hand():
+def test_big_tiers_by_hand():
     inst = load(TWO_MACHINES)
-    assert count_range(inst, 1, 122.5)[0] == 2 and level_search.replicated(inst, 122.5) == [1]  # 1.5 R + 1 > 100
-    assert level_search.replicated(inst, 50.0) == []  # a fits one machine: 76
-    assert level_search.replicated(inst, 122.5) == [1]  # asked again at the same rate: the same answer
+    # shares at rho: a (1.5 rho + 1) / 100, s (0.1 rho + 1) / 100
+    assert count_range(inst, 1, 122.5)[0] == 2 and level_search.big_tiers(inst, 122.5) == [[1]]  # a: 1.85
+    assert level_search.big_tiers(inst, 50.0) == [[1]]  # a: 0.76, big but not to be replicated
+    assert level_search.big_tiers(inst, 30.0) == []  # a: 0.46
+    # a third component b (0.6 rho + 1: 0.745 at 122.5) is big, not replicated: two tiers, the biggest first
+    three = {**TWO_MACHINES, "components": [{"id": "s"}, {"id": "a"}, {"id": "b"}], "edges": [["s", "a"], ["s", "b"]]}
+    three["profile"] = {**TWO_MACHINES["profile"], "b": {"t": {"exec_time": 0.6, "overhead": 1.0}}}
+    assert level_search.big_tiers(load(three), 122.5) == [[1], [1, 2]]
+    assert level_search.big_tiers(load(three), 122.5) == [[1], [1, 2]]  # another instance object, the same answer
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -91,58 +97,81 @@ MODES = ("off", "first", "refute", "both")
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seed", range(8))
-def test_every_replicated_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode, monkeypatch):
-    monkeypatch.setattr(level_search, "REPLICATED", mode)
-    monkeypatch.setattr(level_search, "REPLICATED_CHECKS", level_search.ReplicatedChecks())
+def test_every_big_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode, monkeypatch):
+    monkeypatch.setattr(level_search, "BIG", mode)
+    monkeypatch.setattr(level_search, "BIG_FAR", mode)
+    monkeypatch.setattr(level_search, "BIG_CHECKS", level_search.BigChecks())
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
     above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
     assert above.proven and above.counts is None
     if mode in ("off", "first"):
-        assert above.stats.replicated == 0
+        assert above.stats.big == 0
     below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
     assert below.counts is not None and below.best >= optimum * (1 - 1e-3)
     assert evaluate_counts(inst, below.counts).objective == pytest.approx(below.best, rel=1e-12)
 
 
 def test_the_relaxation_refutes_nodes_of_the_tiny_instances(monkeypatch):
-    """The path is taken: just above R*, some tiny instance has a node that P(rho) on its replicated components
-    refutes (not its configuration LP)."""
-    monkeypatch.setattr(level_search, "REPLICATED", "both")
+    """The path is taken: just above R*, some tiny instance has a node that P(rho) on its big components refutes
+    (not its configuration LP)."""
+    monkeypatch.setattr(level_search, "BIG", "both")
     refuted = 0
     for seed in range(8):
-        monkeypatch.setattr(level_search, "REPLICATED_CHECKS", level_search.ReplicatedChecks())
+        monkeypatch.setattr(level_search, "BIG_CHECKS", level_search.BigChecks())
         inst = tiny(seed)
         optimum, _ = brute_force(inst)
         above = level_search.search(inst, optimum, None, _boxes(inst), lambda best, r=optimum: r * (1 + 1e-6))
-        refuted += above.stats.replicated
+        refuted += above.stats.big
     assert refuted > 0
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_remembered_answers_equal_fresh_ones(seed, monkeypatch):
-    """A :class:`ReplicatedChecks` that remembers gives, node after node, the answers that a fresh one (CP-SAT
-    every time) gives, on random nodes around the optimal counts at rates about R*."""
-    monkeypatch.setattr(level_search, "REPLICATED_LEVELS", 2)  # nodes where a replicated range is two wide too
+def test_remembered_answers_equal_fresh_ones(seed):
+    """A :class:`BigChecks` that remembers gives, node after node, the answers that a fresh one (CP-SAT every time)
+    gives, on random nodes that fix a tier of big components, around the optimal counts at rates about R*."""
     inst = tiny(seed)
     optimum, counts = best_placement(inst)
     levels = [sum(per.values()) for per in counts]
     solve_box = _boxes(inst)
-    remembering = level_search.ReplicatedChecks()
+    remembering = level_search.BigChecks()
     rng = random.Random(seed)
-    answers = []
-    for _ in range(40):
+    asked = refuted = 0
+    for _ in range(60):
         rho = optimum * rng.choice((1 - 1e-2, 1 - 1e-3, 1.0, 1 + 1e-3, 1 + 1e-2, 1.05))
-        if not level_search.replicated(inst, rho):
+        tiers = level_search.big_tiers(inst, rho)
+        if not tiers or len(tiers[-1]) == inst.n_components:
             continue
+        tier = rng.choice(tiers)
         node = []
-        for n in levels:
+        for c, n in enumerate(levels):
             lo = max(1, n + rng.randint(-1, 1))
-            node.append((lo, lo + rng.randint(0, 2)))
-        fresh = level_search.ReplicatedChecks().refutes(inst, rho, node, solve_box, None)
+            node.append((lo, lo if c in tier else lo + rng.randint(1, 2)))  # the tier fixed, nothing else
+        fresh = level_search.BigChecks().refutes(inst, rho, node, solve_box, None)
         assert remembering.refutes(inst, rho, node, solve_box, None) == fresh
-        answers.append(fresh)
-    assert remembering.solved <= len(answers)
+        asked, refuted = asked + 1, refuted + fresh
+    assert remembering.solved <= asked
+
+
+def test_checks_run_only_on_a_whole_tier():
+    """Nodes that fix part of a tier, or a tier and another big component, are not checked (no CP-SAT run)."""
+    three = {**TWO_MACHINES, "components": [{"id": "s"}, {"id": "a"}, {"id": "b"}], "edges": [["s", "a"], ["s", "b"]]}
+    three["profile"] = {**TWO_MACHINES["profile"], "b": {"t": {"exec_time": 0.6, "overhead": 1.0}}}
+    inst = load(three)
+    calls = []
+
+    def solve_box(rho, box, deadline, kept=None):
+        calls.append(kept)
+        return "infeasible", None
+
+    checks = level_search.BigChecks()
+    assert not checks.refutes(inst, 122.5, [(1, 2), (2, 3), (1, 1)], solve_box, None)  # b alone: not a tier
+    assert calls == []
+    assert checks.refutes(inst, 122.5, [(1, 2), (2, 2), (1, 2)], solve_box, None)  # tier [a]
+    assert checks.refutes(inst, 122.5, [(1, 2), (2, 2), (1, 1)], solve_box, None)  # tier [a, b]
+    assert calls == [[1], [1, 2]]
+    assert checks.refutes(inst, 122.5, [(1, 3), (2, 2), (1, 2)], solve_box, None)  # [a] again: from memory
+    assert calls == [[1], [1, 2]]
 
 
 def test_cbc_and_highs_solve_the_subset_model_too():
