@@ -29,9 +29,8 @@ same placement: a search above R* that ends, to compare settings (e.g. 10 x 10 s
 branching on K candidates), in this process and in the workers. ``--node-seconds LO HI``: ``level_search.NODE_SECONDS``
 (P(rho) on whole nodes; ``0 0``: never, the search before stop 21).
 
-``--big NEAR FAR``: ``level_search.BIG`` and ``level_search.BIG_FAR``, each ``first``, ``refute``, ``both`` or ``off``
-(``--big off off``: the search before stop 23, no big component split first, no node refuted by P(rho) on the big
-components alone).
+``--big first|refute|both|off``: ``level_search.BIG`` (``off``: the search before stop 23, no big component split
+first, no node refuted by P(rho) on the big components alone).
 
 ``--processes P``: worker processes of the level search (default 2; 1: in this process, the code path
 before stop 16). The tables report the level search's nodes per wall second and per CPU second.
@@ -166,13 +165,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--big",
-        nargs=2,
         choices=("first", "refute", "both", "off"),
-        default=(level_search.BIG, level_search.BIG_FAR),
-        help="level_search.BIG and BIG_FAR: split the big components first, refute nodes by P(rho) on them alone",
+        default=level_search.BIG,
+        help="level_search.BIG: split the big components first, refute nodes by P(rho) on them alone",
     )
     args = parser.parse_args()
-    level_search.BIG, level_search.BIG_FAR = args.big
+    level_search.BIG = args.big
     level_search.STALL_NODES = args.stall_nodes
     level_search.BRANCH, level_search.STRONG = args.branch, args.strong
     level_search.NODE_SECONDS = tuple(args.node_seconds)

@@ -99,7 +99,6 @@ MODES = ("off", "first", "refute", "both")
 @pytest.mark.parametrize("seed", range(8))
 def test_every_big_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode, monkeypatch):
     monkeypatch.setattr(level_search, "BIG", mode)
-    monkeypatch.setattr(level_search, "BIG_FAR", mode)
     monkeypatch.setattr(level_search, "BIG_CHECKS", level_search.BigChecks())
     inst = tiny(seed)
     optimum, _ = brute_force(inst)

@@ -112,16 +112,16 @@ SPACING = 64
 """After undecided whole nodes, at least one eligible node in this many is still tried."""
 BIG = "both"
 """What the level search does with the *big* components (:func:`big_tiers`: one instance carrying a big component's
-whole input at rho would take more than ``BIG_SHARE`` of any machine; stop 23) at nodes whose rate is within
-``BIG_NEAR`` of the incumbent: ``first`` (they are split first, the biggest first, while one has more than one level
-left), ``refute`` (at a node the LP does not refute, P(rho) on the big components alone, the others left out with
-their least needs reserved, refutes the node when it is infeasible: :class:`BigChecks`), ``both`` or ``off`` (the
-search before stop 23)."""
-BIG_FAR = "refute"
-"""The same, at nodes whose rate is further above the incumbent: the split order of ``first`` finds placements
-later than ``BRANCH`` does (10 x 10 seed 5, whose optimum the search must find: see :func:`big_tiers`)."""
-BIG_NEAR = 0.002
-"""A node's rate rho is near the incumbent R when rho <= R (1 + BIG_NEAR)."""
+whole input at rho would take more than ``BIG_SHARE`` of any machine; stop 23): ``first`` (they are split first, the
+biggest first, while one has more than one level left), ``refute`` (at a node the LP does not refute and that fixes
+the counts of a tier of big components, P(rho) on that tier alone, the others left out with their least needs
+reserved, refutes the node when it is infeasible: :class:`BigChecks`), ``both`` or ``off`` (the search before stop
+23). The split order of ``first`` finds placements later than ``BRANCH`` does (10 x 10 seed 5, when its search
+had to find the optimum: 2 to 4 rungs above R* before it met it); the count descent before the first level search
+(``DESCENT_BOX`` in :mod:`odrp.models.throughput`) now finds it instead. Tried and not kept: ``first`` only at nodes
+whose rate is within 0.2% (or 1%) of the incumbent, ``refute`` above: with the descent, the same 60 s runs within
+their noise (seeds 2 and 5: 16.0 and 54.3 s with ``both`` everywhere, 19.9 and 54.5 s within 1%), and within 0.2%
+seed 2 was not proven (its rungs 0.3-1.7% above R* need ``first``)."""
 BIG_SHARE = 0.5
 """A component is big when its whole input on one instance would take more than this share of every machine."""
 BIG_SECONDS = 0.5
@@ -609,10 +609,6 @@ class Tree:
             self.quiet = 0
             self.stats.raised.append(rho)
 
-    def big(self) -> str:
-        """What the next node does with the big components: ``BIG`` near the incumbent, else ``BIG_FAR``."""
-        return BIG if self.rho <= self.best * (1 + BIG_NEAR) else BIG_FAR
-
     def outcome(self, proven: bool) -> LevelSearch:
         self.stats.seconds = time.perf_counter() - self.start
         return LevelSearch(self.best, self.counts, self.rho, proven, self.stats, self.last)
@@ -638,7 +634,7 @@ def search(
         if deadline is not None and time.perf_counter() > deadline:
             return tree.outcome(False)
         path, node, parent = tree.pop()
-        result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline, tree.big())
+        result = evaluate(inst, tree.rho, node, parent, solve_box, improve, deadline)
         if not tree.take(path, node, parent, result):
             return tree.outcome(False)
     return tree.outcome(True)

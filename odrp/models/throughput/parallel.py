@@ -156,7 +156,7 @@ class Workers:
         settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
         settings.update(node_seconds=level_search.NODE_SECONDS, node_vectors=level_search.NODE_VECTORS)
         settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
-        settings.update(big_share=level_search.BIG_SHARE, big_seconds=level_search.BIG_SECONDS)
+        settings.update(big=level_search.BIG, big_share=level_search.BIG_SHARE, big_seconds=level_search.BIG_SECONDS)
         settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
         _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
 
@@ -236,7 +236,7 @@ def search(
                     path, node, parent = tree.pop()
                     left = None if deadline is None else deadline - now
                     plain = None if parent is None else Columns.of(parent)
-                    workers.send(proc, ("node", tree.rho, node, plain, left, tree.big()))
+                    workers.send(proc, ("node", tree.rho, node, plain, left))
                     in_flight[proc.pid] = (proc, path, node, parent)
             waiting = time.perf_counter()
             answer = workers.receive(None if deadline is None else max(0.0, deadline - waiting))
@@ -275,8 +275,8 @@ def _die_with(parent: int) -> None:
 
 
 def main(parent: int) -> None:
-    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left, what to
-    do with the big components), ``rung`` (rho, node, columns, seconds left, the leaves' CP-SAT seconds, the split
+    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
+    ``rung`` (rho, node, columns, seconds left, the leaves' CP-SAT seconds, the split
     rule and what to do with the big components: a ladder's node, :mod:`.ladder`) or
     ``descend`` (a ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -311,7 +311,7 @@ def main(parent: int) -> None:
                 _descend(inst, message[1:], answers)  # type: ignore[arg-type]
                 continue
             rho, node, columns, left = message[1:5]
-            leaf, level_search.BRANCH, big = solve_box, settings["branch"], message[5]  # type: ignore[index]
+            leaf, level_search.BRANCH, big = solve_box, settings["branch"], settings["big"]  # type: ignore[index]
             if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
                 leaf, level_search.BRANCH, big = rung_leaf(message[5]), message[6], message[7]  # type: ignore[misc]
             deadline = None if left is None else time.perf_counter() + left
