@@ -72,13 +72,6 @@ BRANCH = "spread"
 was measured there on 10 x 10 and not kept). 20 x 30 seed 1, 60 s wall, quiet machine: with ``spread`` the 1% rung
 (149.420) is proven in 13 nodes and 11 s, with ``product`` it took 45 nodes and was raised by the last call first (bound
 149.513, 1.05%); seeds 0 and 2 ended the same with both (1.11%, 0.74%)."""
-BIG = "refute"
-"""What the ladder's nodes do with the big components (:data:`.level_search.BIG`). 20 x 30, 60 s wall, quiet machine,
-one run each unless said, while big meant replicated (stop 23; 11 of seed 0's 20 components must be replicated near
-its bound): seed 0 ended at 0.99%, 1.02%, 0.99% and 1.05% with ``off`` (the ladder before stop 23), 1.02%, 0.99%
-and 1.05% with ``refute``, 1.05% three times with ``both``, 1.05% with ``first``; seed 1 at 0.99% with ``off``,
-0.42% and 0.99% with ``refute``, 0.38% with ``first``, 0.38% and 0.51% with ``both``; seed 2 at 0.56% with ``off``
-and ``refute``, 0.50% with ``both``."""
 RESTART: float | None = 1e-4
 """A better placement from the count descent that raises the rung's rate by more than this (relative) starts the
 rung again from a new tree at its rate (the nodes in flight are dropped) instead of raising the open tree's rate
@@ -193,7 +186,7 @@ def climb(
                 path, node, parent = aside.pop() if last_try else tree.pop()
                 seconds = None if last_try else LEAF_SECONDS
                 plain = None if parent is None else Columns.of(parent)
-                workers.send(proc, ("rung", tree.rho, node, plain, left, seconds, BRANCH, BIG))
+                workers.send(proc, ("rung", tree.rho, node, plain, left, seconds, BRANCH))
                 in_flight[proc.pid] = (tree, path, node, parent, seconds)
             got = workers.receive(None if deadline is None else max(0.0, deadline - time.perf_counter()))
             if got is None:

@@ -276,8 +276,7 @@ def _die_with(parent: int) -> None:
 
 def main(parent: int) -> None:
     """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
-    ``rung`` (rho, node, columns, seconds left, the leaves' CP-SAT seconds, the split
-    rule and what to do with the big components: a ladder's node, :mod:`.ladder`) or
+    ``rung`` (the same, the leaves' CP-SAT seconds and the split rule: a ladder's node, :mod:`.ladder`) or
     ``descend`` (a ladder's count descent); a new instance replaces the old one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
@@ -299,7 +298,8 @@ def main(parent: int) -> None:
             level_search.NODE_SECONDS, level_search.NODE_VECTORS = settings["node_seconds"], settings["node_vectors"]
             level_search.NODE_BOXES.reset()
             level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
-            level_search.BIG_SHARE, level_search.BIG_SECONDS = settings["big_share"], settings["big_seconds"]
+            level_search.BIG, level_search.BIG_SHARE = settings["big"], settings["big_share"]
+            level_search.BIG_SECONDS = settings["big_seconds"]
             config_bound.POOL = settings["pool"]
             time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
             solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
@@ -311,11 +311,11 @@ def main(parent: int) -> None:
                 _descend(inst, message[1:], answers)  # type: ignore[arg-type]
                 continue
             rho, node, columns, left = message[1:5]
-            leaf, level_search.BRANCH, big = solve_box, settings["branch"], settings["big"]  # type: ignore[index]
+            leaf, level_search.BRANCH = solve_box, settings["branch"]  # type: ignore[index]
             if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
-                leaf, level_search.BRANCH, big = rung_leaf(message[5]), message[6], message[7]  # type: ignore[misc]
+                leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
             deadline = None if left is None else time.perf_counter() + left
-            result = evaluate(inst, rho, node, columns, leaf, improve, deadline, big)  # type: ignore[arg-type]
+            result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
             result.columns = Columns.of(result.columns)
             _send(answers, ("ok", result, time.process_time()))
         except Exception:
