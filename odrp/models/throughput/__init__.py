@@ -41,9 +41,11 @@ in rho (a placement that sustains rho sustains every smaller rate).
      needed (two or three at paper size).
    While the bound is far (more than ``WIDE``), rho bisects between incumbent and bound; the first
    time such a round ends undecided, the bound is lowered by bisection on the configuration LP
-   (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``), and
+   (:mod:`.config_bound`: whole instances per machine; level form, up to ``CONFIG_UP_TO``), the incumbent
+   is improved by the packing search and the count descent (``DESCENT_BOX``, stop 23), and
    from then on every round is a *level search* (:mod:`.level_search`: branch and bound over the
-   instance counts with the configuration LP at every node): it proves the target rate out of reach
+   instance counts with the configuration LP at every node, the big components' counts split first and
+   checked by P(rho) on them alone): it proves the target rate out of reach
    (the new bound) or raises the incumbent on the way and goes on at the target above it (all the
    time left). Its targets bisect between incumbent and bound while they are more than
    ``LEVEL_WIDE`` apart, then lie just above the incumbent; the tree is rebuilt only when the target

@@ -14,6 +14,12 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   sum_w phi(q_w) for every placement in the node (see :class:`.config_bound.ConfigurationLP`); the
   node's ranges are also narrowed by the closed-form ranges and the fluid LP at R = rho with the
   ranges imposed (a relaxation of the node's placements, :func:`.bounds.fluid_count_ranges`);
+- else, when the node fixes the count of every component of a tier of *big* components and of no other big one
+  (:func:`big_tiers`: those that must be replicated, then every component whose whole input on one instance would
+  take more than half of any machine; ``BIG``, stop 23), P(rho) on that tier alone, the other components left out
+  with their least CPU and task slots reserved on the cluster (:func:`.rate_model.rate_model` with ``kept``), is
+  a relaxation of the node's placements: infeasible, the node is pruned (:class:`BigChecks`, which remembers
+  the answers by the tier's counts);
 - else, at a leaf (below) and at a node of few count vectors, P(rho) may first be solved on the whole node
   under a short time limit (``NODE_SECONDS``, adapted by :class:`NodeBoxes`; stop 21): infeasible, the node
   is decided with no children; a placement, the new incumbent; undecided, the node goes on as follows;
@@ -23,9 +29,9 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   deadline). A placement found sustains rho: the new incumbent. Infeasible: the box is out, and the
   node minus the box is split into disjoint children (:func:`_outside`: N_1 below or above the
   box's range; N_1 inside and N_2 below or above; ...);
-- else a component the LP spreads over several levels (``BRANCH``: by default the one whose used levels
-  spread widest) is split at its lambda-weighted mean level into two disjoint ranges, the child with more
-  lambda weight explored first.
+- else the biggest big component with more than one level left, if any (``BIG``), or a component the LP spreads
+  over several levels (``BRANCH``: by default the one whose used levels spread widest) is split at its
+  lambda-weighted mean level into two disjoint ranges, the child with more lambda weight explored first.
 
 Children partition their parent's counts minus what was decided, so when the stack is empty every
 count vector was refuted: no placement sustains rho, and R* < rho. After a new incumbent R(x) the
@@ -102,10 +108,14 @@ node LP); radius 2 1,261 nodes, 88.9 CPU s. The 60 s runs of seeds 0 and 2 end a
 and bounds."""
 BOX_SECONDS = 3.0
 """Time for that box; undecided, the vector v alone is decided (no time limit but the deadline)."""
-NODE_SECONDS = (0.05, 1.0)
+NODE_SECONDS = (0.0, 0.0)
 """At a leaf, and at a node of few count vectors, P(rho) is first solved on the whole node (its levels narrowed at
 rho) for a time between these bounds (0: never; :class:`NodeBoxes` adapts it). Infeasible: the node is decided
-with no children; a placement: the new incumbent; undecided: the node goes on as without it."""
+with no children; a placement: the new incumbent; undecided: the node goes on as without it. Stop 21 set it to
+(0.05, 1.0) for 10 x 10 seed 2's band of count vectors next to R*; the big components' checks (``BIG``) decide
+that band now, and at stop 23 the 60 s runs of seeds 0-5 (``benchmarks.throughput_10x10``, quiet machine) took
+35.4 / 9.6 / 17.9 / 19.2 / 15.0 / 55.5 s with it and 28.6 / 8.3 / 17.8 / 17.4 / 13.2 / 49.0 s without, so it is
+off (and the trees no longer depend on timing)."""
 NODE_VECTORS = (1, 65536)
 """Bounds on how many count vectors a node that is not a leaf may hold to be solved whole (adapted likewise)."""
 SPACING = 64
