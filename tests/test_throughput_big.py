@@ -182,3 +182,40 @@ def test_cbc_and_highs_solve_the_subset_model_too():
             box = [(least_s, 4), (2, 2)]
             result = exact._round(inst, rho, solver, None, None, True, False, 1, None, scratch, None, box, kept=[1])
             assert result.status in ((expected,) if expected == "infeasible" else ("feasible", "optimal")), solver
+
+
+# 10 x 10 seed 8 (benchmarks.throughput.random_case): a placement at R = 575.876, found by the exact method of stop 22
+SEED8_PLACEMENT = {
+    "instances": {
+        "spout0": {"m1-pentium": 1, "m5-i5": 1, "m8-i5": 1},
+        "low1": {"m2-i3": 1, "m7-i3": 1, "m8-i5": 1, "m10-i3": 1},
+        "mid2": {"m5-i5": 1, "m8-i5": 1},
+        "mid3": {"m4-pentium": 1, "m6-pentium": 1},
+        "low4": {"m8-i5": 1},
+        "low5": {"m5-i5": 1},
+        "high6": {"m2-i3": 1, "m3-i5": 1, "m7-i3": 1, "m10-i3": 1},
+        "low7": {"m3-i5": 1},
+        "low8": {"m1-pentium": 1},
+        "low9": {"m9-pentium": 1},
+    }
+}
+
+
+def test_a_box_holding_a_placement_is_never_refuted_seed_8():
+    """CP-SAT without probing (stop 22's first stage for boxes) called this subset model infeasible although the
+    placement below, restricted to its components, satisfies it; the exact method then proved a rate below that
+    placement's. The box solver must find it feasible, and the level search at 575.80 must not end proven."""
+    from benchmarks.throughput import random_case
+    from odrp.problems.throughput import parse_solution, rate
+
+    inst = random_case(8, 10, 10)
+    placement = parse_solution(inst, SEED8_PLACEMENT)
+    assert rate(inst, placement) == pytest.approx(575.876, abs=1e-3) and evaluate_counts(inst, placement).feasible
+    rho, kept = 575.80, [6, 2, 3, 9]  # the big components high6, mid2, mid3, low9 at counts 4, 2, 2, 1
+    assert level_search.big_tiers(inst, rho)[-1] == kept
+    node = [(1, 14), (1, 14), (2, 2), (2, 2), (1, 14), (1, 15), (4, 4), (1, 14), (1, 15), (1, 1)]
+    part = [placement[c] if c in kept else {} for c in range(inst.n_components)]
+    cpu, slots = rate_model.cluster_room(inst, rho, [lo for lo, _ in node], kept)
+    assert rate_model.cluster_use(inst, rho, part) <= (cpu, slots)  # the witness fits the cluster rows
+    status, _ = _boxes(inst)(rho, node, None, kept)
+    assert status != "infeasible"
