@@ -204,7 +204,7 @@ SEED8_PLACEMENT = {
 def test_a_box_holding_a_placement_is_never_refuted_seed_8():
     """CP-SAT without probing (stop 22's first stage for boxes) called this subset model infeasible although the
     placement below, restricted to its components, satisfies it; the exact method then proved a rate below that
-    placement's. The box solver must find it feasible, and the level search at 575.80 must not end proven."""
+    placement's. The box solver must find it feasible."""
     from benchmarks.throughput import random_case
     from odrp.problems.throughput import parse_solution, rate
 
