@@ -65,7 +65,9 @@ def test_big_tiers_by_hand():
     # shares at rho: a (1.5 rho + 1) / 100, s (0.1 rho + 1) / 100
     assert count_range(inst, 1, 122.5)[0] == 2 and level_search.big_tiers(inst, 122.5) == [[1]]  # a: 1.85
     assert level_search.big_tiers(inst, 50.0) == [[1]]  # a: 0.76, big but not to be replicated
-    assert level_search.big_tiers(inst, 30.0) == []  # a: 0.46
+    assert pytest.approx(1 / 3) == level_search.BIG_SHARE
+    assert level_search.big_tiers(inst, 30.0) == [[1]]  # a: 0.46
+    assert level_search.big_tiers(inst, 20.0) == []  # a: 0.31
     # a third component b (0.6 rho + 1: 0.745 at 122.5) is big, not replicated: two tiers, the biggest first
     three = {**TWO_MACHINES, "components": [{"id": "s"}, {"id": "a"}, {"id": "b"}], "edges": [["s", "a"], ["s", "b"]]}
     three["profile"] = {**TWO_MACHINES["profile"], "b": {"t": {"exec_time": 0.6, "overhead": 1.0}}}
@@ -211,8 +213,8 @@ def test_a_box_holding_a_placement_is_never_refuted_seed_8():
     inst = random_case(8, 10, 10)
     placement = parse_solution(inst, SEED8_PLACEMENT)
     assert rate(inst, placement) == pytest.approx(575.876, abs=1e-3) and evaluate_counts(inst, placement).feasible
-    rho, kept = 575.80, [6, 2, 3, 9]  # the big components high6, mid2, mid3, low9 at counts 4, 2, 2, 1
-    assert level_search.big_tiers(inst, rho)[-1] == kept
+    rho, kept = 575.80, [6, 2, 3, 9]  # the four biggest components high6, mid2, mid3, low9 at counts 4, 2, 2, 1
+    assert level_search.big_tiers(inst, rho)[-1][:4] == kept  # (the big tier when BIG_SHARE was 0.5)
     node = [(1, 14), (1, 14), (2, 2), (2, 2), (1, 14), (1, 15), (4, 4), (1, 14), (1, 15), (1, 1)]
     part = [placement[c] if c in kept else {} for c in range(inst.n_components)]
     cpu, slots = rate_model.cluster_room(inst, rho, [lo for lo, _ in node], kept)

@@ -541,7 +541,8 @@ def _round(
             run, cp = run_cpsat(
                 form.model, "max", _left(deadline), SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS, budget
             )
-        counts = rate_model.decode_cpsat(form, cp, inst.n_components) if run.objective is not None else None
+        found = run.objective is not None or (rm.subset and run.status in ("optimal", "feasible"))
+        counts = rate_model.decode_cpsat(form, cp, inst.n_components) if found else None
     else:
         matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)
         record.update(matrix.model.size())
