@@ -87,31 +87,3 @@ def test_master_kept_in_one_model_equals_a_rebuilt_one(case):
                 break
             for t, config in new:
                 lp.columns[t].append(config)
-
-
-def test_a_master_solve_without_an_optimum_is_done_again_on_a_fresh_model(monkeypatch):
-    # the first re-solve of the kept model ends without an optimum (as a HiGHS re-solve stopped by its time limit
-    # would): the master builds its model afresh with every column, and its value is that of a rebuilt model
-    inst = tiny(1)
-    lp = config_bound.ConfigurationLP(inst, 0.9 * brute_force(inst)[0])
-    kept = config_bound._Master(lp.pricing)
-    _, u, *_ = kept.solve(lp.columns)
-    _, configs = lp.pricing.lagrangian(u)
-    for t, config in enumerate(configs):
-        if config and config not in lp.columns[t]:
-            lp.columns[t].append(config)
-    calls = []
-    real = config_bound.lp_optimum
-
-    def fails_once(highs, sense):
-        calls.append(highs)
-        return None if len(calls) == 1 else real(highs, sense)
-
-    monkeypatch.setattr(config_bound, "lp_optimum", fails_once)
-    again, *_ = kept.solve(lp.columns)
-    assert len(calls) == 2 and calls[0] is not calls[1]  # the second solve is on another (fresh) model
-    monkeypatch.setattr(config_bound, "lp_optimum", real)
-    assert again == pytest.approx(config_bound._Master(lp.pricing).solve(lp.columns)[0], rel=1e-9, abs=1e-9)
-    monkeypatch.setattr(config_bound, "lp_optimum", lambda highs, sense: None)
-    with pytest.raises(RuntimeError, match="configuration LP master"):
-        kept.solve(lp.columns)

@@ -58,9 +58,6 @@ from odrp.solvers import c_stdout_silenced
 GRID = 2000
 """Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
 MAX_ITERATIONS = 300
-MASTER_SECONDS = 60.0
-"""HiGHS's time limit on one master LP (measured: milliseconds; a limit so that a re-solve that does not end
-is caught and done afresh)."""
 WARM_MASTER = False
 """Re-solve the master from its previous basis (True) or from the slack basis (False, as a model built afresh).
 Measured (``python -m benchmarks.config_grid --part lp [--warm-master]``: 20 x 30 seeds 0-2, one LP at 1.00999 x
@@ -498,12 +495,6 @@ class _Master:
     """
 
     def __init__(self, pricing: _Pricing) -> None:
-        self.pricing = pricing
-        self._build()
-
-    def _build(self) -> None:
-        """The model without configuration columns (``added`` all 0): λ, the excess machines s and the rows."""
-        pricing = self.pricing
         # columns: lambda_cn (c, then n ascending), then s_t; rows: sum_n lambda_cn = 1 (every c), the
         # machine rows (every t), the linking rows (every (c, n)); built as arrays (the LP is rebuilt at
         # every node: ``MatrixModel``'s dictionaries cost more than the master's first solve)
@@ -533,25 +524,12 @@ class _Master:
         lp.sense_ = highspy.ObjSense.kMinimize
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
-        self.highs.setOptionValue("time_limit", MASTER_SECONDS)
         self.highs.passModel(lp)
         self.added = [0] * len(pricing.classes)  # columns of each class already in the model
 
     def solve(self, columns: list[list[dict[tuple[int, int], int]]]):
         """Add the configurations of ``columns`` not yet in the model (mu_tq, cost 0) and re-solve: the
-        value, the multipliers u >= 0 of the linking rows and the shares lambda. A re-solve that ends without
-        an optimum (HiGHS re-solving after added columns can fail to end: ERGO-Code/HiGHS#1785; stopped by
-        ``MASTER_SECONDS``) is done once more on the model built afresh with every column."""
-        found = self._solve(columns)
-        if found is None:
-            self._build()
-            found = self._solve(columns)
-        if found is None:
-            status = self.highs.modelStatusToString(self.highs.getModelStatus())
-            raise RuntimeError(f"configuration LP master: {status}")
-        return found
-
-    def _solve(self, columns: list[list[dict[tuple[int, int], int]]]):
+        value, the multipliers u >= 0 of the linking rows and the shares lambda."""
         starts, index, value = [], [], []
         for t, configs in enumerate(columns):
             for config in configs[self.added[t] :]:
@@ -580,7 +558,7 @@ class _Master:
         with c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
             objective = lp_optimum(highs, "min")
         if not isinstance(objective, float):
-            return None
+            raise RuntimeError(f"configuration LP master: {highs.modelStatusToString(highs.getModelStatus())}")
         solution = highs.getSolution()
         duals, values = solution.row_dual, solution.col_value
         shares = {key: values[col] for key, col in self.lambdas.items()}
