@@ -534,8 +534,15 @@ def run_highspy(
     )
 
 
-CPSAT_PARAMETERS: dict[str, object] = {}
-"""Extra CP-SAT parameters (name -> value) for every :func:`run_cpsat`."""
+CPSAT_PARAMETERS: dict[str, object] = {"presolve_inclusion_work_limit": 0}
+"""Extra CP-SAT parameters (name -> value) for every :func:`run_cpsat`.
+
+``presolve_inclusion_work_limit`` 0 switches off the presolve's inclusion detection, which in CP-SAT 9.15.6755 (the
+newest on PyPI) answers INFEASIBLE on feasible models (google/or-tools#5274, #5293: fixed after that release). Seen
+here (stop 23): a P(rho) on a subset of 10 x 10 seed 8 at 575.743 (below R* = 575.876) that a placement satisfies was
+called infeasible with every other setting tried (probing off, one or eight workers, symmetry detection off); with
+this parameter, or with no presolve, it is feasible. The exact method had then proved 575.743 optimal. The same
+parameter also fixes the wrong INFEASIBLE of stop 22's ``QUICK_BOX`` (probing off), first blamed on probing."""
 
 
 def run_cpsat(

@@ -203,20 +203,33 @@ SEED8_PLACEMENT = {
 }
 
 
-def test_a_box_holding_a_placement_is_never_refuted_seed_8():
-    """CP-SAT without probing (stop 22's first stage for boxes) called this subset model infeasible although the
-    placement below, restricted to its components, satisfies it; the exact method then proved a rate below that
-    placement's. The box solver must find it feasible."""
+@pytest.mark.parametrize(
+    ("rho", "kept", "fixed"),
+    [
+        # the four biggest components high6, mid2, mid3, low9 at counts 4, 2, 2, 1: CP-SAT without probing (stop
+        # 22's QUICK_BOX) called this infeasible
+        (575.80, [6, 2, 3, 9], {}),
+        # the big tier at BIG_SHARE 1/3 (the four, low8 and low5 at one instance each) at the rate stop 23 then
+        # proved optimal: CP-SAT with its defaults called this infeasible
+        (575.7430214044182, [6, 2, 3, 9, 8, 5], {5: 1, 8: 1}),
+    ],
+)
+def test_a_box_holding_a_placement_is_never_refuted_seed_8(rho, kept, fixed):
+    """CP-SAT 9.15's presolve (inclusion detection: google/or-tools#5274, #5293) called these subset models of 10 x
+    10 seed 8 infeasible although the placement below, restricted to their components, satisfies them, and the
+    exact method proved a rate below that placement's. The box solver (CP-SAT with ``CPSAT_PARAMETERS``) must
+    find them feasible."""
     from benchmarks.throughput import random_case
     from odrp.problems.throughput import parse_solution, rate
 
     inst = random_case(8, 10, 10)
     placement = parse_solution(inst, SEED8_PLACEMENT)
     assert rate(inst, placement) == pytest.approx(575.876, abs=1e-3) and evaluate_counts(inst, placement).feasible
-    rho, kept = 575.80, [6, 2, 3, 9]  # the four biggest components high6, mid2, mid3, low9 at counts 4, 2, 2, 1
-    assert level_search.big_tiers(inst, rho)[-1][:4] == kept  # (the big tier when BIG_SHARE was 0.5)
+    assert level_search.big_tiers(inst, rho)[-1][: len(kept)] == kept  # biggest first
     node = [(1, 14), (1, 14), (2, 2), (2, 2), (1, 14), (1, 15), (4, 4), (1, 14), (1, 15), (1, 1)]
+    node = [(fixed[c], fixed[c]) if c in fixed else box for c, box in enumerate(node)]
     part = [placement[c] if c in kept else {} for c in range(inst.n_components)]
+    assert all(lo <= sum(per.values()) <= hi for (lo, hi), per in zip(node, placement, strict=True))
     cpu, slots = rate_model.cluster_room(inst, rho, [lo for lo, _ in node], kept)
     assert rate_model.cluster_use(inst, rho, part) <= (cpu, slots)  # the witness fits the cluster rows
     status, _ = _boxes(inst)(rho, node, None, kept)
