@@ -196,15 +196,16 @@ does not depend on the machine's load, where ``FIRST_BOX`` is wall clock. Measur
 seeds 0 and 5 ran 6.6-6.7 s (4.1-4.3 deterministic seconds) before their level searches."""
 QUICK_BOX: dict[str, object] = {}
 """A level search's box (:func:`_box_solver`) is first solved with these CP-SAT parameters, and only if that is
-undecided with CP-SAT's defaults (empty: the defaults at once). **Empty since stop 23: CP-SAT 9.15 without probing
-(``cp_model_probing_level`` 0, stop 22's setting, with at most 0.1 deterministic seconds) answered INFEASIBLE on a
-feasible model**: P(575.80) on 10 x 10 seed 8's big components high6, mid2, mid3, low9 at counts 4, 2, 2, 1 (the
-counts of a placement at 575.876), whose solution under the defaults satisfies every constraint of the model
-(checked row by row); without the machines' symmetry rows it was found feasible with either setting. The exact
-method then "proved" 575.743 optimal (``tests/test_throughput_big.py`` keeps the case). What stop 22 measured for
-the setting now dropped, on the leaves of the first 1,500 nodes of the proof at R* (1 + 5e-7), one process, CPU s
-of CP-SAT alone: 10 x 10 seed 5, 204 vectors, 6.87 s with the defaults, 4.36 s without probing (99% under 0.05
-deterministic seconds); seed 0, 55 vectors, 2.56 / 2.01 s; seed 2 with whole nodes, 354 boxes, 54.3 / 29.3 s."""
+undecided with CP-SAT's defaults (empty: the defaults at once). Stop 22 set it to no probing
+(``cp_model_probing_level`` 0) for at most 0.1 deterministic seconds; stop 23 emptied it when that answered
+INFEASIBLE on a feasible P(575.80) on 10 x 10 seed 8's big components high6, mid2, mid3, low9 at counts 4, 2, 2, 1
+(the counts of a placement at 575.876), and the exact method "proved" 575.743 optimal. The cause was CP-SAT 9.15's
+presolve (inclusion detection), which later called another subset model infeasible with the defaults too: it is
+off for every run (``odrp.solvers.CPSAT_PARAMETERS``), and that fixes both cases (``tests/test_throughput_big.py``).
+What stop 22 measured for the first stage, on the leaves of the first 1,500 nodes of the proof at R* (1 + 5e-7),
+one process, CPU s of CP-SAT alone: 10 x 10 seed 5, 204 vectors, 6.87 s with the defaults, 4.36 s without probing
+(99% under 0.05 deterministic seconds); seed 0, 55 vectors, 2.56 / 2.01 s; seed 2 with whole nodes, 354 boxes,
+54.3 / 29.3 s."""
 FEASIBILITY = 1e-9
 """HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
 a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
