@@ -528,7 +528,7 @@ def _round(
         return _RoundResult("time_limit", None, "time limit reached (too little time left to build P(rho))")
     built = time.perf_counter()
     if solver == "cpsat":
-        form = rate_model.build_cpsat(inst, rm, symmetry, hint)
+        form = rate_model.build_cpsat(inst, rm, symmetry, hint, slack=within is None)  # a box: yes or no
         record.update(items=len(rm.items), model_s=time.perf_counter() - built)
         run = None
         if within is not None and QUICK_BOX:  # a level search's box: first briefly without probing
@@ -542,7 +542,7 @@ def _round(
             run, cp = run_cpsat(
                 form.model, "max", _left(deadline), SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS, budget
             )
-        found = run.objective is not None or (rm.subset and run.status in ("optimal", "feasible"))
+        found = run.objective is not None or run.status in ("optimal", "feasible")
         counts = rate_model.decode_cpsat(form, cp, inst.n_components) if found else None
     else:
         matrix = rate_model.build_matrix(inst, rm, symmetry, slack=SLACK_OBJECTIVE)

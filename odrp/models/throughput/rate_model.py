@@ -203,14 +203,19 @@ class CpsatForm:
     y: dict[Item, object]
 
 
-def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, hint: Counts | None = None):
+def build_cpsat(
+    inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, hint: Counts | None = None, slack: bool = True
+):
+    """P(rho) for CP-SAT. ``slack``: maximise z, the least free share of a machine; else (and always on a subset, a
+    relaxation asked yes or no) z = 0 and the model has no objective. CP-SAT 9.15 with one worker, maximising z,
+    found no solution in 10 s on models it solves in 1 ms without the objective (a subset model of nine integers,
+    tiny(6) component 0 alone; the leaf vector (2, 2, 2) of tiny(7) at 707.73): its search lowered z's bound one
+    conflict at a time."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    # the slack z: the least free share of a machine, maximised; on a subset (a relaxation asked yes or no) it is
-    # 0 and the model has no objective: CP-SAT 9.15 with one worker found no solution in 5 s maximising it on a
-    # subset model of nine integers (tiny(6), component 0 alone) that it solves in 1 ms without an objective
-    z = model.NewIntVar(0, 0 if rm.subset else CPSAT_SCALE, "z")
+    slack = slack and not rm.subset
+    z = model.NewIntVar(0, CPSAT_SCALE if slack else 0, "z")
     v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in rm.kept for n in rm.levels[c]}
     y = {item: model.NewIntVar(0, item.upper, f"y{item.c}_{item.w}_{item.n}") for item in rm.items}
     for c in rm.kept:
@@ -247,7 +252,7 @@ def build_cpsat(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, 
             model.AddHint(var, int(totals[c] == n))
         for item, var in y.items():
             model.AddHint(var, hint[item.c].get(item.w, 0) if totals[item.c] == item.n else 0)
-    if not rm.subset:
+    if slack:
         model.Maximize(z)
     return CpsatForm(model, y)
 
