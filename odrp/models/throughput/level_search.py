@@ -16,8 +16,9 @@ holds every count (1 to :func:`.bounds.count_range`'s maximum). At a node:
   ranges imposed (a relaxation of the node's placements, :func:`.bounds.fluid_count_ranges`);
 - else, when the node fixes the count of every component of a tier of *big* components and of no other big one
   (:func:`big_tiers`: those that must be replicated, then every component whose whole input on one instance would
-  take more than half of any machine; ``BIG``, stop 23), P(rho) on that tier alone, the other components left out
-  with their least CPU and task slots reserved on the cluster (:func:`.rate_model.rate_model` with ``kept``), is
+  take more than ``BIG_SHARE`` (a third) of any machine; ``BIG``, stop 23), P(rho) on that tier alone, the other
+  components left out with their least CPU and task slots reserved on the cluster (:func:`.rate_model.rate_model`
+  with ``kept``; a yes-or-no model, no objective), is
   a relaxation of the node's placements: infeasible, the node is pruned (:class:`BigChecks`, which remembers
   the answers by the tier's counts);
 - else, at a leaf (below) and at a node of few count vectors, P(rho) may first be solved on the whole node
@@ -137,7 +138,8 @@ BIG_SHARE = 1 / 3
 machine holds three such instances). Measured (stop 23, the proofs at R* (1 + 5e-7) from the optimum, one process,
 CPU clock; 10 x 10 seeds 0 / 2 / 3 / 4 / 5): 0.5 (the big items of bin packing) 35.0 / 12.3 / 7.1 / 11.6 / 70.6-86.8
 s, 0.3 27.5 / 7.4 / 9.7 / 15.9 / 59.4-63.4 s, 1/3 the sets of 0.3 on seeds 0, 2 and 5 and 7.1 / 9.0 s on seeds 3
-and 4; 0.7 took seed 5 145 s."""
+and 4; 0.7 took seed 5 145 s. (Measured before CP-SAT's inclusion presolve was switched off, while it still
+refuted some feasible subset models: ``odrp.solvers.CPSAT_PARAMETERS``.)"""
 BIG_SECONDS = 0.5
 """Time for P(rho) on the big components at a node; undecided, the node goes on as without it."""
 
