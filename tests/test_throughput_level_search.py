@@ -191,11 +191,13 @@ def test_exact_method_raising_after_every_node_equals_brute_force(seed, monkeypa
 def test_targets_raise_bisection_targets_only():
     # bound 100, reach 0.5: from an incumbent at 90 the target bisects, 90 + 0.5 (100 - 90) = 95, and a stalled
     # search at 95 rises halfway to the bound, 95 + 0.5 (100 - 95) = 97.5; from 99.9 the bound is within
-    # LEVEL_WIDE (100 <= 99.9 x 1.002 = 100.0998): the target is the last one, 99.9 (1 + gap/2), never raised
+    # LEVEL_WIDE (100 <= 99.9 x 1.005 = 100.3995): the target is the last one, 99.9 (1 + gap/2), never raised
     targets = exact._Targets(100.0, 0.5, 1e-6)
     assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
-    assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.002 = 100.0497: too near the bound to bisect
+    assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.005 = 100.34925: too near the bound to bisect
     assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
+    assert targets(99.6) == pytest.approx(99.6 * (1 + 5e-7))  # 100 <= 99.6 x 1.005 = 100.098 (0.5%, stop 23)
+    assert targets(99.4) == pytest.approx(99.7)  # 100 > 99.4 x 1.005 = 99.897: bisects
 
 
 @pytest.mark.parametrize(
