@@ -196,8 +196,10 @@ def test_targets_raise_bisection_targets_only():
     assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
     assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.005 = 100.34925: too near the bound to bisect
     assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
-    assert targets(99.6) == pytest.approx(99.6 * (1 + 5e-7))  # 100 <= 99.6 x 1.005 = 100.098 (0.5%, stop 23)
-    assert targets(99.4) == pytest.approx(99.7)  # 100 > 99.4 x 1.005 = 99.897: bisects
+    # a bisection step must also exceed LEVEL_WIDE: 0.5 (100 - 99.4) = 0.3 <= 0.005 x 99.4 = 0.497, the last target
+    # (with stop 22's 0.002 it bisected: 0.3 > 0.199); 0.5 (100 - 98.9) = 0.55 > 0.4945: it bisects to 99.45
+    assert targets(99.4) == pytest.approx(99.4 * (1 + 5e-7))
+    assert targets(98.9) == pytest.approx(99.45)
 
 
 @pytest.mark.parametrize(
