@@ -540,7 +540,7 @@ def _round(
             run, cp = run_cpsat(
                 form.model, "max", _left(deadline), SUBPROBLEM_GAP, workers, SUBPROBLEM_SOLUTIONS, QUICK_BOX
             )
-            if run.status == "time_limit" and run.objective is None:  # undecided: CP-SAT with its defaults
+            if run.status == "time_limit":  # undecided (a box has no objective): CP-SAT with its defaults
                 run = None
         if run is None:
             budget = None if work is None else {"max_deterministic_time": work}

@@ -206,15 +206,14 @@ class CpsatForm:
 def build_cpsat(
     inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, hint: Counts | None = None, slack: bool = True
 ):
-    """P(rho) for CP-SAT. ``slack``: maximise z, the least free share of a machine; else (and always on a subset, a
-    relaxation asked yes or no) z = 0 and the model has no objective. CP-SAT 9.15 with one worker, maximising z,
+    """P(rho) for CP-SAT. ``slack``: maximise z, the least free share of a machine; else (a level search's boxes and
+    subsets, asked yes or no) z = 0 and the model has no objective. CP-SAT 9.15 with one worker, maximising z,
     found no solution in 10 s on models it solves in 1 ms without the objective (a subset model of nine integers,
     tiny(6) component 0 alone; the leaf vector (2, 2, 2) of tiny(7) at 707.73): its search lowered z's bound one
     conflict at a time."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    slack = slack and not rm.subset
     z = model.NewIntVar(0, CPSAT_SCALE if slack else 0, "z")
     v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in rm.kept for n in rm.levels[c]}
     y = {item: model.NewIntVar(0, item.upper, f"y{item.c}_{item.w}_{item.n}") for item in rm.items}
