@@ -5,7 +5,7 @@
     python -m benchmarks.config_grid --part threshold --seeds 1
     python -m benchmarks.config_grid --part lp --warm-master      # masters re-solved from their last basis
 
-``lp``: one configuration LP from scratch (:class:`~odrp.models.throughput.config_bound.ConfigurationLP`)
+``lp``: one configuration LP from scratch (:class:`~odrp.kinds.throughput.exact.config_bound.ConfigurationLP`)
 at 1.00999 times the best incumbent known (``INCUMBENTS``, README "#### 20 x 30"): refuting it meets the
 1% target there. Per grid: the verdict, column generation iterations, CPU s in all, in the masters and
 in the pricing. ``threshold``: the lowest rate each grid refutes, by bisection from that incumbent to
@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from benchmarks.throughput import random_case
-from odrp.models.throughput import bounds, config_bound
+from odrp.kinds.throughput.exact import bounds, config_bound
 
 INCUMBENTS = {0: 406.256, 1: 147.955, 2: 150.045}
 """The best incumbents of ``python -m benchmarks.throughput --part large --sizes 20x30`` on a quiet machine

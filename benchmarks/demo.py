@@ -13,12 +13,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from odrp.kinds.replication.generators import debs2015
+from odrp.kinds.replication.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.odrp import load
-from odrp.problems.odrp_generators import debs2015
+from odrp.registry import KINDS
 
-INSTANCES = Path(__file__).resolve().parent.parent / "instances" / "debs2015"
+INSTANCES = Path(__file__).resolve().parent.parent / "instances" / "odrp"
 PROFILES = {"response_time": "w_r = 1", "cost": "w_c = 1", "balanced": "all 0.25"}
 
 
@@ -62,7 +62,7 @@ def main() -> None:
     console.print(table)
     console.print(
         f"18 exact solves in {time.perf_counter() - start:.1f} s. Instance files: {INSTANCES}/ "
-        "(w_r = 1); try `odrp solve instances/debs2015/debs2015-080.json`."
+        "(w_r = 1); try `odrp solve instances/odrp/debs2015-080.json`."
     )
 
 

@@ -28,14 +28,15 @@ from typing import Any
 import pyomo.environ as pyo
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT, REPO, cpu_seconds
+from odrp.core.result import agrees
+from odrp.core.solvers import solve
 from odrp.io import load_instance
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import bounds, milp, patterns
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method, warm_start_solution
-from odrp.models.knapsack import bounds, milp, patterns
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS, knapsack_io
-from odrp.problems import knapsack_generators as gen
-from odrp.result import agrees
-from odrp.solvers import solve
+from odrp.registry import KINDS
 
 TEST_DATA = REPO / "tests" / "data" / "external"
 
@@ -49,7 +50,7 @@ def published(root: Path, folder: str, fmt: str, name: str, **options: Any) -> A
 
 
 def rstorm(name: str) -> Any:
-    return load_instance(REPO / "instances" / "rstorm" / f"{name}.json")[1]
+    return load_instance(REPO / "instances" / "qm3dkp" / f"{name}.json")[1]
 
 
 def cases(root: Path) -> list[tuple[str, Any, float, list[tuple[str, dict[str, Any]]]]]:
@@ -129,7 +130,7 @@ def part_solvers(root: Path, time_limit: float) -> None:
         "qmkp": [KINDS["qmkp"].load(gen.qmkp(seed=s, items=12, knapsacks=3), "g") for s in (1, 2)],
         "qm3dkp": [
             rstorm(p.stem)
-            for p in sorted((REPO / "instances" / "rstorm").glob("*.json"))
+            for p in sorted((REPO / "instances" / "qm3dkp").glob("*.json"))
             if "-processing-" not in p.stem
         ],
     }

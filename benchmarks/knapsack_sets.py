@@ -10,7 +10,7 @@ reproduced, best-known values reached, mean and largest wall and process CPU sec
 gap left), and for the R-Storm instances one row per instance with the optimum and the gap of
 every scheduler to it. The published sets are read from ``--root`` (default ``../shared/external``
 next to the repository, or ``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a
-message. The R-Storm instances come from ``instances/rstorm``. The machine's load
+message. The R-Storm instances come from ``instances/qm3dkp``. The machine's load
 (``os.getloadavg``) is printed with the tables.
 """
 
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from odrp.core.result import Result
 from odrp.io import load_instance
+from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.methods import run_method
-from odrp.problems import KINDS, knapsack_io
-from odrp.result import Result
+from odrp.registry import KINDS
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = Path(os.environ.get("ODRP_EXTERNAL", REPO.parent / "shared" / "external"))
@@ -170,7 +171,7 @@ def rstorm_table(args: argparse.Namespace) -> str:
         "| instance | tasks | exact | optimum | s | cpu s | " + " | ".join(SCHEDULERS) + " |",
         "|---|---|---|---|---|---|" + "---|" * len(SCHEDULERS),
     ]
-    for path in sorted((REPO / "instances" / "rstorm").glob("*.json")):
+    for path in sorted((REPO / "instances" / "qm3dkp").glob("*.json")):
         kind, instance = load_instance(path)
         cpu = cpu_seconds()
         exact = run_method(kind, instance, "exact", solver=args.solver, time_limit=args.time_limit)

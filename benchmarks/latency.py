@@ -6,7 +6,7 @@
     python -m benchmarks.latency gap        # each heuristic's gap to the optimum, every instance
     python -m benchmarks.latency all        # the three, in this order
 
-Options: ``--instances GLOB`` (default ``instances/continuum/*.json``), ``--time-limit S`` for the
+Options: ``--instances GLOB`` (default ``instances/latency/*.json``), ``--time-limit S`` for the
 exact solver (default 600), ``--solver highs|cbc``, ``--repeats N`` (seeds 0..N-1 of the randomised
 heuristics, default 5), ``--iterations N`` (an iteration budget for the heuristics instead of the
 paper's 1 s cap), ``--optima FILE`` (the exact part writes the proven optima there; the gap part
@@ -30,11 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from odrp.core.result import Result
 from odrp.io import load_instance
+from odrp.kinds.latency.exact import classes as latency_classes
 from odrp.methods import run_method
-from odrp.models import latency_classes
-from odrp.problems import KINDS
-from odrp.result import Result
+from odrp.registry import KINDS
 
 LATENCY = KINDS["latency"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,10 +58,12 @@ def instances(pattern: str) -> list[tuple[str, Any]]:
 
 
 def heuristic_methods() -> list[str]:
-    from heuristics import registry
+    from odrp.registry import heuristics
 
     return [
-        m for m in (*HEURISTICS, "storm_default", "storm_ras") if m in registry() and "latency" in registry()[m].kinds
+        m
+        for m in (*HEURISTICS, "storm_default", "storm_ras")
+        if m in heuristics() and "latency" in heuristics()[m].kinds
     ]
 
 
@@ -100,7 +102,7 @@ def _solves(stats: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------------------ formulations
 
-#: The model switches compared (odrp.models.latency.Options), on one 42-operator instance.
+#: The model switches compared (odrp.kinds.latency.exact.model.Options), on one 42-operator instance.
 VARIANTS: dict[str, dict[str, Any]] = {
     "default (spreading metric, tail latency rows)": {},
     "latency rows from both ends": {"edge_latency": "aggregated"},
@@ -116,8 +118,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 def formulations_table(solver: str, time_limit: float) -> None:
     """Every model variant on the 42-operator random topology of seed 0 (load 0.4), and w1 = 0."""
-    from odrp.problems.latency import load
-    from odrp.problems.latency_generators import random_topology
+    from odrp.kinds.latency.generators import random_topology
+    from odrp.kinds.latency.instance import load
 
     data = random_topology(seed=0, operations=22)
     print(f"\n### Formulations on {data['name']} (42 operators), {solver}, limit {time_limit:g} s\n")
@@ -140,7 +142,7 @@ def formulations_table(solver: str, time_limit: float) -> None:
 
 def runtime_table(repeats: int, iterations: int | None) -> None:
     """Each heuristic on T-R7 (42 operators): mean runtime against the paper's Table 4."""
-    _, inst = load_instance(ROOT / "instances" / "continuum" / "t-r7-load0.4.json")
+    _, inst = load_instance(ROOT / "instances" / "latency" / "t-r7-load0.4.json")
     budget = f"iteration budget {iterations}" if iterations is not None else "the paper's 1 s cap"
     print(f"\n### Runtime on T-R7 (42 operators, load 0.4), {budget}, {repeats} seeds\n")
     print("| method | paper ms (Table 4) | ours: wall ms mean (min-max) | CPU ms mean | stopped by | score mean |")
@@ -223,7 +225,7 @@ def _num(value: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("part", choices=("exact", "formulations", "runtime", "gap", "all"))
-    parser.add_argument("--instances", default=str(ROOT / "instances" / "continuum" / "*.json"))
+    parser.add_argument("--instances", default=str(ROOT / "instances" / "latency" / "*.json"))
     parser.add_argument("--solver", default="highs")
     parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--repeats", type=int, default=5)

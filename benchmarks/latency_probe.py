@@ -4,7 +4,7 @@
         [--start "[u0, u1, ...]"] [--window LO HI] [--supervisors K] [--class-counts "{cpu: count}"]
         [--only "[u, ...]"] [--cutoff S] [--log FILE]
 
-The model is :func:`odrp.models.latency.build` with ``--option`` switches (``cut_latency=True``) and
+The model is :func:`odrp.kinds.latency.exact.model.build` with ``--option`` switches (``cut_latency=True``) and
 triangle rows separated as in ``solve``; the probe then adds what it tests and runs HiGHS directly
 (``--highs mip_pscost_minreliable=0``; relative gap 1e-6):
 
@@ -33,9 +33,10 @@ from pathlib import Path
 
 import pyomo.environ as pyo
 
-from odrp.models import latency as model
-from odrp.problems.latency import evaluate_assignment, load, solution_json
-from odrp.solvers import _highs_interface
+from odrp.core.solvers.highs import _highs_interface
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.exact import model
+from odrp.kinds.latency.instance import load, solution_json
 
 
 def probe(args: argparse.Namespace) -> str:

@@ -4,8 +4,8 @@
                                      [--formulations compact,arcflow]
 
 Prints markdown: one row per instance with the published optimum, the bounds of the arc-flow search
-before any stage (deterministic: the surrogate bound of :mod:`odrp.models.knapsack.bounds`, the
-Lagrangian bound L and the cardinality bound N of :mod:`odrp.models.knapsack.arcflow`), then per
+before any stage (deterministic: the surrogate bound of :mod:`odrp.kinds.knapsack.exact.bounds`, the
+Lagrangian bound L and the cardinality bound N of :mod:`odrp.kinds.knapsack.exact.arcflow`), then per
 formulation the status, objective, wall and process CPU seconds (for the arc-flow search also
 whether the packing step or a HiGHS stage ended it, and after how many thresholds); a summary row per formulation
 (proven optimal, CPU mean and max). ``--match`` keeps the files whose name contains TEXT (e.g.
@@ -23,10 +23,11 @@ import sys
 from pathlib import Path
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT, cpu_seconds
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import arcflow, bounds
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
-from odrp.models.knapsack import arcflow, bounds
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS, knapsack_io
+from odrp.registry import KINDS
 
 FOLDER = "mkp_dellamico_small"
 

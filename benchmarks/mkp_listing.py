@@ -3,9 +3,9 @@
     python -m benchmarks.mkp_listing [--root DIR] [--file NAME ...] [--thresholds 0,1,17,47,64,84]
 
 For each file (default: the two SMALL files left open before the tables, 0U_M020_N0060_seed09 and
-2S_M020_N0060_seed05), the root bound L of :mod:`odrp.models.knapsack.arcflow` (column generation run to
+2S_M020_N0060_seed05), the root bound L of :mod:`odrp.kinds.knapsack.exact.arcflow` (column generation run to
 the end), then per threshold theta = floor(L) - d (``--thresholds``: the d) the item sets
-:func:`~odrp.models.knapsack.arcflow.candidate_sets` lists and its time, once with the suffix knapsack
+:func:`~odrp.kinds.knapsack.exact.arcflow.candidate_sets` lists and its time, once with the suffix knapsack
 tables (``SUFFIX_TABLE_LIMIT`` as set) and once with the one-column fallback (``SUFFIX_TABLE_LIMIT = 0``:
 the profit, surrogate and rho rows checked on every partial set against the sums of the positive values
 left, no weight limit; the listing before stop 15 checked only the profit sum on partial sets and the
@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT
-from odrp.models.knapsack import arcflow, bounds
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS, knapsack_io
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import arcflow, bounds
+from odrp.kinds.knapsack.mapping import family_of
+from odrp.registry import KINDS
 
 FOLDER = "mkp_dellamico_small"
 DEFAULT_FILES = ("probT1_0U_R50_T002_M020_N0060_seed09.txt", "probT1_2S_R50_T002_M020_N0060_seed05.txt")

@@ -13,7 +13,7 @@ whether every optimum agrees (to 1e-6). Times are CPU seconds of this process an
 (CBC runs as a child process): on a shared machine wall-clock times measure the neighbours too.
 The wall-clock seconds follow in brackets where they matter, with the load average at the start.
 
-"compact" solves the response-time model (``odrp.models.odrp.response``, column "model":
+"compact" solves the response-time model (``odrp.kinds.replication.exact.response``, column "model":
 response) when only w_r and w_a are nonzero; its time includes the local-search start.
 ``--baseline`` adds the compact model itself on those instances (``response_model=False``).
 """
@@ -26,9 +26,9 @@ import resource
 import statistics
 import time
 
-from odrp.models.odrp import solve
-from odrp.problems.odrp import load
-from odrp.problems.odrp_generators import debs2015, random_instance
+from odrp.kinds.replication.exact.solve import solve
+from odrp.kinds.replication.generators import debs2015, random_instance
+from odrp.kinds.replication.instance import load
 
 RATES = (20, 40, 60, 80, 100, 120)
 PROFILES = {"w_r = 1": "response_time", "w_c = 1": "cost", "all 0.25": "balanced"}

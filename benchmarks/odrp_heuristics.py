@@ -39,10 +39,9 @@ from typing import Any
 
 import yaml
 
-from heuristics import registry
+from odrp.kinds.replication.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.odrp import load
+from odrp.registry import KINDS, heuristics
 
 GRID = Path(__file__).resolve().parent / "grids" / "odrp.yaml"
 OPTIMAL = 1e-6
@@ -114,7 +113,7 @@ def run_case(case: dict[str, Any], time_limit: float | None, done: set[tuple]) -
         rows.append(_row(base, "exact_odp", None, run_method(ODRP, load(odp), "exact", time_limit=limit)))
     for label in case["methods"]:
         method, options = variant(label)
-        seeds = range(case["repeats"]) if registry()[method].randomized else range(1)
+        seeds = range(case["repeats"]) if heuristics()[method].randomized else range(1)
         for seed in seeds:
             if (base["case"], label, seed) not in done:
                 cpu = time.process_time()
@@ -376,12 +375,12 @@ def main() -> None:
             print(f"[{n}/{len(cases)}, {time.perf_counter() - start:.0f} s] {case_id(case)} {summary}", flush=True)
     wanted = {case_id(c) for c in cases}
     rows = [r for r in rows if r["case"] in wanted]
-    heuristics = [m for m in methods if m != "storm_default"]
+    compared = [m for m in methods if m != "storm_default"]
     print(f"\n{len(wanted)} instances; load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
     print("Gap to the optimum (proven, else best known) by instance size\n")
-    print(gap_table(rows, heuristics))
+    print(gap_table(rows, compared))
     print("\nTime against the exact solve (wall seconds on this machine)\n")
-    print(time_table(rows, heuristics))
+    print(time_table(rows, compared))
     print("\nWhat replication buys: ODP (one replica per operator) against the ODRP optimum\n")
     print(replication_table(rows))
 

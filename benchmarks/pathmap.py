@@ -17,9 +17,10 @@ import argparse
 import statistics
 import time
 
+from odrp.kinds.pathmap.generators import ba_instance, bimodal_instance
+from odrp.kinds.pathmap.instance import load
+from odrp.kinds.pathmap.kind import KIND
 from odrp.methods import run_method
-from odrp.problems.pathmap import KIND, load
-from odrp.problems.pathmap_generators import ba_instance, bimodal_instance
 
 
 def exact_times(seeds: int) -> None:

@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT, cpu_seconds
+from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.methods import run_method
-from odrp.problems import KINDS, knapsack_io
+from odrp.registry import KINDS
 
 FOLDER = "qkp_billionnet_soutif"
 

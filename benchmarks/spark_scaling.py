@@ -42,8 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import dataset
-from benchmarks.grid import load_grid
+from odrp.bench import dataset
+from odrp.bench.grid import load_grid
 
 GRID = Path(__file__).resolve().parent / "grids" / "spark-scaling.yaml"
 

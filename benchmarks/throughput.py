@@ -25,13 +25,13 @@ import time
 from pathlib import Path
 
 from odrp.io import load_instance
+from odrp.kinds.throughput.generators import SHAPES, random_instance
+from odrp.kinds.throughput.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.throughput import load
-from odrp.problems.throughput_generators import SHAPES, random_instance
+from odrp.registry import KINDS
 
 THROUGHPUT = KINDS["throughput"]
-HETERO = Path(__file__).resolve().parent.parent / "instances" / "hetero"
+HETERO = Path(__file__).resolve().parent.parent / "instances" / "throughput"
 PAPER_HOURS = 18.0
 """The paper: its exhaustive search over the 27,405 count vectors of 4 bolts on 3 machines took about 18 h."""
 
@@ -126,7 +126,7 @@ def large_table(
 
 
 def _ladder(stats: dict) -> str:
-    """The ladder's lowest proven rung and how many rungs it proved (:mod:`odrp.models.throughput.ladder`)."""
+    """The ladder's lowest proven rung and how many rungs it proved (:mod:`odrp.kinds.throughput.exact.ladder`)."""
     if "ladder" not in stats:
         return "-"
     rungs = stats["ladder"]["rungs"]
@@ -141,8 +141,9 @@ def _rate(value: float | None) -> str:
 
 def bounds_table(seeds: int) -> None:
     """The three upper bounds (no time limit) against R* (paper size, proven) or the search's start (10 x 10)."""
-    from odrp.models.throughput import _warm_start, bounds, config_bound, pattern_bound
-    from odrp.problems.throughput import rate
+    from odrp.kinds.throughput.evaluator import rate
+    from odrp.kinds.throughput.exact import bounds, config_bound, pattern_bound
+    from odrp.kinds.throughput.exact.solve import _warm_start
 
     print("\n### Upper bounds on R: fluid LP, pattern LP, configuration LP (bisection to 1e-4, no time limit)\n")
     print(f"uptime: {uptime()}\n")

@@ -15,7 +15,7 @@ the 60 s runs do not finish), through the exact method's own level round; prints
 method's deadlines count the CPU seconds it got: on a shared machine that is what a quiet machine's 60
 s would give (CP-SAT's own limits stay in wall seconds; a leaf it stops early can end a run as
 ``feasible`` instead of ``time_limit``). With ``--processes`` P > 1 the clock is this process's CPU
-plus the level-search workers' CPU divided by P (:func:`odrp.models.throughput.parallel.worker_cpu_seconds`;
+plus the level-search workers' CPU divided by P (:func:`odrp.kinds.throughput.exact.parallel.worker_cpu_seconds`;
 the workers count their own deadlines on their CPU clock): the wall time of a quiet machine with P
 cores if the workers never wait for a node, so optimistic by the time they do.
 
@@ -49,9 +49,10 @@ import time
 from pathlib import Path
 
 from benchmarks.throughput import random_case, timed, uptime
-from odrp.models import throughput as exact_throughput
-from odrp.models.throughput import level_search, parallel
-from odrp.problems.throughput import parse_solution, rate
+from odrp.kinds.throughput.evaluator import rate
+from odrp.kinds.throughput.exact import level_search, parallel
+from odrp.kinds.throughput.exact import solve as exact_throughput
+from odrp.kinds.throughput.instance import parse_solution
 
 
 def table(seeds: list[int], time_limit: float, processes: int, solutions: Path | None = None) -> None:

@@ -15,7 +15,7 @@ R* < RHO (a bound that sees the levels' integrality proves RHO); else the node c
 ``--path``: the exact method (CP-SAT) with ``--time-limit`` (default 60) seconds on the CPU clock (this
 process's CPU plus its workers' CPU divided by their number: what a quiet machine with that many cores
 gives; ``benchmarks.throughput --part large`` has the wall-clock runs), with the count descent's best rate
-and when it found it, and the ladder's rungs (:mod:`odrp.models.throughput.ladder`).
+and when it found it, and the ladder's rungs (:mod:`odrp.kinds.throughput.exact.ladder`).
 Every run prints the ``uptime`` load before and after.
 """
 
@@ -26,10 +26,11 @@ import statistics
 import time
 
 from benchmarks.throughput import THROUGHPUT, cpu_seconds, random_case, uptime
+from odrp.kinds.throughput.evaluator import rate
+from odrp.kinds.throughput.exact import bounds, count_descent, parallel
+from odrp.kinds.throughput.exact import solve as exact_throughput
+from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 from odrp.methods import run_method
-from odrp.models import throughput as exact_throughput
-from odrp.models.throughput import bounds, count_descent, parallel
-from odrp.problems.throughput import Counts, ThroughputInstance, rate
 
 
 def packing_start(inst: ThroughputInstance) -> Counts:

@@ -21,7 +21,7 @@ Kinds, start heuristics and instance sets (each chosen so that the cold exact so
 
 - ``odrp``, ``odrp_local_search``: the DEBS 2015 application at 20-120 t/s under three weightings,
   random 12 x 8 and 16 x 10 instances (operators x nodes) under the five weightings;
-- ``latency``, ``hill_climbing``: the instance files ``instances/continuum/t-*-load0.4.json`` whose
+- ``latency``, ``hill_climbing``: the instance files ``instances/latency/t-*-load0.4.json`` whose
   exact solve takes 1-60 CPU s (T-M2, T-R2, T-R3, T-R5, T-R6, T-R8, T-R9);
 - ``pathmap``, ``least_cost_map``: BA networks of 200 servers, tasks of 20 components, load 0.5 (the
   exact solve is mostly route tables and model building: the solver itself takes 0.3-3 s).
@@ -40,16 +40,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from odrp.core.result import agrees
 from odrp.io import read_json
+from odrp.kinds.pathmap.generators import ba_instance
+from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.odrp_generators import debs2015, random_instance
-from odrp.problems.pathmap_generators import ba_instance
-from odrp.result import agrees
+from odrp.registry import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("response_time", "cost", "availability", "network", "balanced")
-CONTINUUM = ROOT / "instances" / "continuum"
+CONTINUUM = ROOT / "instances" / "latency"
 LATENCY_FILES = ("t-m2", "t-r2", "t-r3", "t-r5", "t-r6", "t-r8", "t-r9")
 
 

@@ -1,8 +1,8 @@
 """A greedy and an iterated local search for every kind of the knapsack family.
 
-Both work on the general form (:class:`odrp.models.knapsack.family.Family`), so they apply to kp,
+Both work on the general form (:class:`odrp.kinds.knapsack.family.Family`), so they apply to kp,
 mkp, gap, mdkp, qkp, qmkp and qm3dkp alike, and report the family's objective of their counts
-(which the kind's evaluator then checks). The search itself is :mod:`odrp.models.knapsack.search`
+(which the kind's evaluator then checks). The search itself is :mod:`odrp.heuristics.knapsack_search`
 (shared with the exact method's warm start):
 
 - ``greedy``: best gain per room taken, or MTHG's regret order where every item must be placed;
@@ -17,16 +17,12 @@ import time
 from typing import Any
 
 import numpy as np
+from odrp.heuristics.knapsack_search import State, greedy, local_search
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from odrp.errors import InputError
-from odrp.models.knapsack.family import Family
-from odrp.models.knapsack.mapping import family_of, solution_of
-from odrp.models.knapsack.search import State, greedy, local_search
-from odrp.problems.knapsack import KIND as FAMILY_KINDS
-
-KINDS = tuple(kind.name for kind in FAMILY_KINDS)
-
+from odrp.core.errors import InputError
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.kinds.knapsack.family import KINDS, Family
+from odrp.kinds.knapsack.mapping import family_of, solution_of
 
 # ------------------------------------------------------------------------------- registration
 
@@ -61,20 +57,18 @@ def _local_search(instance: Any, *, seed: int = 0, time_limit: float | None = No
     return _outcome(instance, f, counts, {"greedy_objective": start, "iterations": iterations, "strength": strength})
 
 
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="greedy",
         kinds=KINDS,
         run=_greedy,
         description="knapsack family: best gain per room taken, or regret order when every item must be placed",
-    )
-)
-register(
+    ),
     Heuristic(
         name="local_search",
         kinds=KINDS,
         run=_local_search,
         description="knapsack family: iterated local search (add, drop, shift, swap, exchange) from the greedy",
         randomized=True,
-    )
+    ),
 )

@@ -51,9 +51,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from odrp.problems.base import require
-from odrp.problems.latency import LatencyInstance, solution_json
+from odrp.core.kind import require
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.kinds.latency.instance import LatencyInstance, solution_json
 
 DEFAULT_CAP = 1.0
 """Seconds: the paper's runtime limit of one second per placement."""
@@ -510,29 +510,25 @@ def _outcome(scorer: Scorer, p: list[int], stats: dict[str, Any]) -> HeuristicOu
     return HeuristicOutcome(solution_json(scorer.inst, p), scorer.score(p), stats, message)
 
 
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="hill_climbing",
         kinds=("latency",),
         run=_hill_climbing,
         description="Ecker et al.'s hill climbing: move, swap, move-all from a spread greedy start (1 s cap)",
-    )
-)
-register(
+    ),
     Heuristic(
         name="ant_system",
         kinds=("latency",),
         run=_ant_system,
         description="Ecker et al.'s ant system (eqs. 2-5), pheromone floor, random operator order (1 s cap)",
         randomized=True,
-    )
-)
-register(
+    ),
     Heuristic(
         name="hybrid",
         kinds=("latency",),
         run=_hybrid,
         description="Ecker et al.'s hybrid: ant system, then hill climbing, half the budget each (1 s cap)",
         randomized=True,
-    )
+    ),
 )

@@ -1,7 +1,7 @@
 """The paper's mapping methods on pathmap instances: the heuristics, the exhaustive reference, the bound.
 
 Asaduzzaman & Maheswaran, section 4. All but the bound run the diffusing computation of
-:mod:`heuristics.pathmap_diffusion` on the instance's network and report, beside the cost of the
+:mod:`odrp.heuristics.pathmap_diffusion` on the instance's network and report, beside the cost of the
 cheapest map the delivery node received, the number of map messages (``stats.map_messages``):
 
 - ``least_cost_map``: Algorithm 1 with LeastCostMap pruning (4.1.1), every link a neighbour;
@@ -15,7 +15,7 @@ cheapest map the delivery node received, the number of map messages (``stats.map
   links to at most ``public_fanout`` servers hosting the next service;
 - ``exhaustive_map``: Algorithm 1 as written, no pruning: exact when it completes (then its bound is its
   cost and its status ``optimal``; no map at all proves infeasibility); ``max_messages`` caps it;
-- ``multistage_bound``: the paper's lower bound (section 4.2, :mod:`odrp.models.pathmap_bound`). It
+- ``multistage_bound``: the paper's lower bound (section 4.2, :mod:`odrp.heuristics.pathmap_bound`). It
   reports the bound in the Result's ``bound``; when the bound's own multistage path is a feasible
   mapping of that cost it returns it (``optimal``), when no path exists the instance is proven
   ``infeasible``, and otherwise it returns no solution and the status is ``error`` with a message
@@ -32,10 +32,12 @@ import random
 import time
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from heuristics.pathmap_diffusion import ChainTask, Channel, Diffusion, MapNetwork, Policy, diffuse
-from odrp.problems.base import require
-from odrp.problems.pathmap import PathmapInstance, solution_json
+from odrp.heuristics.pathmap_bound import multistage_bound as bound_of
+from odrp.heuristics.pathmap_diffusion import ChainTask, Channel, Diffusion, MapNetwork, Policy, diffuse
+
+from odrp.core.kind import require
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.kinds.pathmap.instance import PathmapInstance, solution_json
 
 KINDS = ("pathmap",)
 DEFAULT_MAX_MESSAGES = 1_000_000
@@ -161,8 +163,6 @@ def exhaustive_map(
 
 
 def multistage_bound(instance: PathmapInstance, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
-    from odrp.models.pathmap_bound import multistage_bound as bound_of
-
     result = bound_of(instance)
     stats = {"bound": result.bound if math.isfinite(result.bound) else None}
     if result.optimal_paths is not None and result.nodes is not None:
@@ -174,22 +174,28 @@ def multistage_bound(instance: PathmapInstance, *, seed: int = 0, time_limit: fl
     return HeuristicOutcome(None, None, stats, message, result.bound)
 
 
-def _register(name: str, run: Any, description: str, randomized: bool = False) -> None:
-    register(Heuristic(name=name, kinds=KINDS, run=run, description=description, randomized=randomized))
+def _declare(name: str, run: Any, description: str, randomized: bool = False) -> Heuristic:
+    return Heuristic(name=name, kinds=KINDS, run=run, description=description, randomized=randomized)
 
 
-_register("least_cost_map", least_cost_map, "LeastCostMap: diffusing computation with least-cost pruning (sec. 4.1.1)")
-_register(
-    "annealed_least_cost_map",
-    annealed_least_cost_map,
-    "AnnealedLeastCostMap: pruning relaxed with probability falling exponentially in prefix length (4.1.2)",
-    randomized=True,
-)
-_register("random_neighbor", random_neighbor, "RandomNeighbor: each map extended to k random neighbours (4.1.3)", True)
-_register(
-    "process_map2", process_map2, "ProcessMap2: bi-modal LeastCostMap, dedicated then a few public links (Alg. 3)"
-)
-_register("exhaustive_map", exhaustive_map, "Algorithm 1 without pruning: exact reference that counts map messages")
-_register(
-    "multistage_bound", multistage_bound, "the paper's lower bound: bandwidth relaxed, multistage least-cost path"
+HEURISTICS: tuple[Heuristic, ...] = (
+    _declare(
+        "least_cost_map", least_cost_map, "LeastCostMap: diffusing computation with least-cost pruning (sec. 4.1.1)"
+    ),
+    _declare(
+        "annealed_least_cost_map",
+        annealed_least_cost_map,
+        "AnnealedLeastCostMap: pruning relaxed with probability falling exponentially in prefix length (4.1.2)",
+        randomized=True,
+    ),
+    _declare(
+        "random_neighbor", random_neighbor, "RandomNeighbor: each map extended to k random neighbours (4.1.3)", True
+    ),
+    _declare(
+        "process_map2", process_map2, "ProcessMap2: bi-modal LeastCostMap, dedicated then a few public links (Alg. 3)"
+    ),
+    _declare("exhaustive_map", exhaustive_map, "Algorithm 1 without pruning: exact reference that counts map messages"),
+    _declare(
+        "multistage_bound", multistage_bound, "the paper's lower bound: bandwidth relaxed, multistage least-cost path"
+    ),
 )

@@ -8,7 +8,7 @@ forwards); a map that reaches the delivery node with every component placed is s
 map (line 16); each extended map m_x is sent to every neighbour k whose link carries the bandwidth of
 the next pair (line 23), and a map that placed nothing on v may only be forwarded while the current
 pair's path stays within ``max_null`` forwarding servers (line 23's empty-hop test, read per pair as in
-:mod:`odrp.problems.pathmap`). The delivery node then picks the cheapest stored map.
+:mod:`odrp.kinds.pathmap.instance`). The delivery node then picks the cheapest stored map.
 
 Simulation. Messages travel with the delay of the link they use (the instance's ``delay``, in ms) and
 are processed in order of arrival (ties in order of sending), so the run is deterministic and the
@@ -36,7 +36,7 @@ Variants (the ``Policy``):
   whose source hosts none of its services could never leave a public-only network).
 
 A hop from v to k uses the cheapest link between them that carries the pair's bandwidth (the reading of
-:mod:`odrp.problems.pathmap` for parallel links); the neighbour rules above only decide who receives.
+:mod:`odrp.kinds.pathmap.instance` for parallel links); the neighbour rules above only decide who receives.
 Paths are walks (cyclic extension is allowed, line 28), so with costs >= 0 the exhaustive run is exact.
 A message budget (``max_messages``) and a deadline stop runaway enumerations; the outcome then says
 the run is incomplete.

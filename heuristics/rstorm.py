@@ -36,11 +36,9 @@ import math
 from collections import deque
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from heuristics.storm import kinds_with_taskview
-from odrp.errors import InputError
-from odrp.problems import KINDS
-from odrp.problems.taskview import Node, Task, TaskView
+from odrp.core.errors import InputError
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
 
 RESOURCES = ("cpu", "memory", "bandwidth")
 
@@ -154,9 +152,9 @@ def _distance(cluster: Cluster, task: Task, node: Node, ref: Node, w: dict[str, 
     return math.sqrt(total)
 
 
-def _rstorm(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
-    adapter = KINDS[instance.kind].taskview
-    assert adapter is not None, f"no task view for {instance.kind}"
+def _rstorm(
+    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
+) -> HeuristicOutcome:
     view = adapter.view(instance)
     weights = {key.removeprefix("weight_"): float(v) for key, v in options.items() if key.startswith("weight_")}
     unknown = set(weights) - {"cpu", "memory", "network"}
@@ -175,12 +173,13 @@ def _rstorm(instance: Any, *, seed: int = 0, time_limit: float | None = None, **
     )
 
 
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="rstorm",
-        kinds=kinds_with_taskview(),
+        kinds=(),
+        on_task_view=True,
         run=_rstorm,
         description="R-Storm (Peng et al. 2015): BFS task order, nodes nearest to a reference node, memory hard",
         scores_itself=False,
-    )
+    ),
 )

@@ -15,7 +15,7 @@ Apache Storm's ``EvenScheduler`` (the default scheduler's core, storm-server
 Readings: ``topology.workers`` defaults to one worker per free slot (Storm's own default of 1
 would put every task on one node; the papers compare with Storm spread over the cluster); acker
 and system executors are left out. Nothing here knows a problem kind: the kind's
-:class:`~odrp.problems.taskview.TaskViewAdapter` builds the view and turns the assignment back
+:class:`~odrp.core.taskview.TaskViewAdapter` builds the view and turns the assignment back
 into a solution, which the kind's evaluator judges.
 """
 
@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from odrp.problems import KINDS
-from odrp.problems.taskview import Node, Task, TaskView
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
 
 Slot = tuple[str, int]
 """A worker slot: (node id, port index); port index 0 is Storm's port 6700."""
@@ -56,10 +55,8 @@ def even_schedule(view: TaskView) -> dict[str, str]:
 
 
 def _storm_default(
-    instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any
+    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
 ) -> HeuristicOutcome:
-    adapter = KINDS[instance.kind].taskview
-    assert adapter is not None, f"no task view for {instance.kind}"
     view = adapter.view(instance)
     if "workers" in options:
         view = TaskView(view.tasks, view.nodes, view.edges, int(options["workers"]), view.extra)
@@ -71,16 +68,13 @@ def _storm_default(
     )
 
 
-def kinds_with_taskview() -> tuple[str, ...]:
-    return tuple(name for name, kind in KINDS.items() if kind.taskview is not None)
-
-
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="storm_default",
-        kinds=kinds_with_taskview(),
+        kinds=(),
+        on_task_view=True,
         run=_storm_default,
         description="Storm's default EvenScheduler: tasks by component id dealt round-robin over interleaved slots",
         scores_itself=False,
-    )
+    ),
 )

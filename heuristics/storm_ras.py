@@ -39,11 +39,9 @@ import time
 from collections import deque
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from heuristics.storm import kinds_with_taskview
-from odrp.errors import InputError
-from odrp.problems import KINDS
-from odrp.problems.taskview import Node, Task, TaskView
+from odrp.core.errors import InputError
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
 
 MAX_STATES = 10_000
 """Storm's default ``topology.ras.constraint.max.state.search``."""
@@ -185,9 +183,9 @@ def _first_fit(
     return None, progress
 
 
-def _storm_ras(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
-    adapter = KINDS[instance.kind].taskview
-    assert adapter is not None, f"no task view for {instance.kind}"
+def _storm_ras(
+    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
+) -> HeuristicOutcome:
     unknown = set(options) - {"max_states", "cpu_hard"}
     if unknown:
         raise InputError("command line", "--param", f"max_states or cpu_hard, got {sorted(unknown)}")
@@ -209,12 +207,13 @@ def _storm_ras(instance: Any, *, seed: int = 0, time_limit: float | None = None,
     )
 
 
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="storm_ras",
-        kinds=kinds_with_taskview(),
+        kinds=(),
+        on_task_view=True,
         run=_storm_ras,
         description="Storm's DefaultResourceAwareStrategy: connection-count order, sorted racks/nodes, backtracking",
         scores_itself=False,
-    )
+    ),
 )

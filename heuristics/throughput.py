@@ -1,4 +1,4 @@
-"""The paper's heterogeneity-aware scheduler (``hetero_greedy``) and its knapsack view (``mkp_view``).
+"""The paper's heterogeneity-aware scheduler, ``hetero_greedy`` (Nasiri et al. 2023).
 
 ``hetero_greedy``: FirstAssignment (the paper's Algorithm 1) followed by MaximizeThroughput
 (Algorithm 2) of Nasiri et al. (J. Big Data 2023). The pseudo-code figures are not in the paper's
@@ -33,24 +33,16 @@ Readings where the paper is vague (ours):
 - If no state is ever stable (over-utilised already at R_0 with no room for a new instance), the
   current ETG is returned and scored the same way.
 
-``mkp_view``: the paper maps scheduling to a multiple knapsack problem (MKP): "each task as an item
-that has specific profit (PT_iw) and weight (TCU_iw) and each machine as a knapsack with a specific
-capacity (MAC_w)". Our reading: the items are the tasks of a *given* execution graph, as in Storm,
-where the user fixes each component's number of tasks (``parallelism``, default 1); the knapsack view
-does not choose instance counts. An item's weight TCU_iw = e IR_c / N_c + MET depends on the input
-rate R, and its profit PT_i = IR_c / N_c is what it processes, so a packing of every item earns
-R sum_c l_c: maximising the profit of packing all items is maximising R. ``mkp_view`` therefore
-returns the optimal packing of the given tasks (solved exactly by the throughput model with the
-instance counts fixed), and the gap between it and the exact optimum is the value of choosing the
-instance counts, which the knapsack view leaves out.
+``mkp_view``, the paper's knapsack view, runs the exact model and lives on the exact side
+(:mod:`odrp.kinds.throughput.exact.mkp_view`).
 """
 
 from __future__ import annotations
 
 import math
 
-from heuristics import Heuristic, HeuristicOutcome, register
-from odrp.problems.throughput import ThroughputInstance, solution_json
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.kinds.throughput.instance import ThroughputInstance, solution_json
 
 DEFAULT_R0 = 1.0
 DEFAULT_THRESHOLD = 1.0
@@ -205,33 +197,12 @@ def hetero_greedy(
     )
 
 
-def mkp_view(instance: ThroughputInstance, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
-    """Pack the tasks of the given execution graph (``parallelism``) optimally: the knapsack view."""
-    from odrp.models.throughput import solve
-
-    counts = {c: instance.parallelism[c] for c in range(instance.n_components)}
-    outcome = solve(instance, time_limit=time_limit, fixed_instances=counts)
-    run = outcome.run
-    stats = {"status": run.status, "bound": run.bound, "instances": list(instance.parallelism)}
-    if outcome.solution is None:
-        return HeuristicOutcome(None, None, stats, run.message or f"the given tasks do not fit ({run.status})")
-    return HeuristicOutcome(outcome.solution, run.objective, stats, "")
-
-
 KINDS = ("throughput",)
-register(
+HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic(
         name="hetero_greedy",
         kinds=KINDS,
         run=hetero_greedy,
         description="Nasiri et al.'s FirstAssignment + MaximizeThroughput: raise the rate, replicate the hottest task",
-    )
-)
-register(
-    Heuristic(
-        name="mkp_view",
-        kinds=KINDS,
-        run=mkp_view,
-        description="the paper's multiple-knapsack view: optimal packing of the given tasks (parallelism hints)",
-    )
+    ),
 )

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from odrp.errors import InputError
+from odrp.core.errors import InputError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,9 +97,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.core.solvers import DEFAULT_MIP_GAP
     from odrp.io import load_instance
     from odrp.methods import UnknownMethod, run_method
-    from odrp.solvers import DEFAULT_MIP_GAP
 
     kind, instance = load_instance(args.file)
     try:
@@ -132,16 +132,16 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
 
 def _warm_start(args: argparse.Namespace, kind: Any, instance: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """``--warm-start FILE|METHOD``: a heuristic's name runs it first; anything else is a file."""
-    from heuristics import registry
     from odrp.io import read_solution
     from odrp.methods import UnknownMethod, warm_start_solution
+    from odrp.registry import heuristics
 
     if args.warm_start is None:
         return None, {}
     if args.method != "exact":
         raise UnknownMethod(f"a warm start applies to --method exact, not to {args.method!r}")
     source: Any = args.warm_start
-    if source not in registry():
+    if source not in heuristics():
         source = read_solution(source)
     return warm_start_solution(kind, instance, source, seed=args.seed, time_limit=args.time_limit)
 
@@ -214,7 +214,7 @@ def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _generate(args: argparse.Namespace, extra: list[str]) -> int:
-    from odrp.problems import get_kind
+    from odrp.registry import get_kind
 
     kind = get_kind(args.kind, "command line", "KIND")
     if args.list:
@@ -287,7 +287,7 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
     from pathlib import Path
 
     from odrp.io import parse_instance
-    from odrp.problems import knapsack_io
+    from odrp.kinds.knapsack import readers as knapsack_io
 
     options = {"sense": args.sense} if args.format == "orlib-gap" else {}
     instances = knapsack_io.read(args.format, args.file, **options)
@@ -318,7 +318,7 @@ def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _schema(args: argparse.Namespace, _extra: list[str]) -> int:
-    from odrp.problems import get_kind
+    from odrp.registry import get_kind
 
     kind = get_kind(args.kind, "command line", "KIND")
     print(json.dumps(kind.schema(), indent=1))
@@ -342,7 +342,7 @@ def _add_bench(sub: Any) -> None:
 
 
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
-    from benchmarks.runner import bench
+    from odrp.bench.runner import bench
 
     conf = []
     for pair in args.conf:
@@ -388,8 +388,8 @@ def _add_report(sub: Any) -> None:
 
 
 def _report(args: argparse.Namespace, _extra: list[str]) -> int:
-    from benchmarks.dataset import files
-    from benchmarks.report import print_report, report
+    from odrp.bench.dataset import files
+    from odrp.bench.report import print_report, report
 
     if not files(args.dir):
         raise InputError(args.dir, "", "a dataset directory written by odrp bench (no rows/problem=*/ files)")

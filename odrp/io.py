@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from odrp.errors import InputError, read_text
-from odrp.problems import ProblemKind, get_kind
+from odrp.core.errors import InputError, read_text
+from odrp.core.kind import ProblemKind
+from odrp.registry import get_kind
 
 
 def read_json(path: str | Path) -> Any:

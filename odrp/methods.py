@@ -1,8 +1,8 @@
 """Run a method (the exact model or a heuristic) on an instance and have the evaluator judge it.
 
-This is the single path from a method's answer to a :class:`~odrp.result.Result`: the solution is
+This is the single path from a method's answer to a :class:`~odrp.core.result.Result`: the solution is
 re-scored by the problem's evaluator, and ``verified`` is true only when the evaluator finds it
-feasible and its objective agrees with the method's own (:func:`odrp.result.agrees`).
+feasible and its objective agrees with the method's own (:func:`odrp.core.result.agrees`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from heuristics import Heuristic, HeuristicOutcome, registry
-from odrp.problems import ProblemKind
-from odrp.result import Result, Sense, Status, agrees, relative_gap
-from odrp.solvers import DEFAULT_MIP_GAP
+from odrp.core.kind import ProblemKind
+from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.result import Result, Sense, Status, agrees, relative_gap
+from odrp.core.solvers import DEFAULT_MIP_GAP
+from odrp.registry import KINDS, heuristics
 
 
 class UnknownMethod(ValueError):
@@ -25,8 +26,6 @@ class UnknownMethod(ValueError):
 
 def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
     """Every method with the kinds it applies to (``odrp methods``)."""
-    from odrp.problems import KINDS
-
     out: dict[str, dict[str, Any]] = {
         "exact": {
             "kinds": [k for k in KINDS if kind in (None, k)],
@@ -38,18 +37,18 @@ def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
             + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
         }
     }
-    for name, h in sorted(registry().items()):
+    for name, h in sorted(heuristics().items()):
         if kind is None or kind in h.kinds:
             out[name] = {"kinds": list(h.kinds), "description": h.description, "randomized": h.randomized}
     return out
 
 
 def heuristic_for(method: str, kind: ProblemKind) -> Heuristic:
-    heuristics = registry()
-    if method not in heuristics:
-        known = ", ".join(["exact", *sorted(heuristics)])
+    known_heuristics = heuristics()
+    if method not in known_heuristics:
+        known = ", ".join(["exact", *sorted(known_heuristics)])
         raise UnknownMethod(f"unknown method {method!r}; known: {known}")
-    heuristic = heuristics[method]
+    heuristic = known_heuristics[method]
     if kind.name not in heuristic.kinds:
         raise UnknownMethod(
             f"method {method!r} does not apply to {kind.name!r} (it solves {', '.join(heuristic.kinds)})"
@@ -112,12 +111,13 @@ def run_method(
     heuristic = heuristic_for(method, kind)
     unknown = [key for key in options or {} if not _takes_keyword(heuristic.run, key)]
     if unknown:
-        given = ("instance", "seed", "time_limit")
+        given = ("instance", "seed", "time_limit", "adapter")
         accepted = [p for p in inspect.signature(heuristic.run).parameters if p not in given]
         raise UnknownMethod(
             f"{method} takes no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
         )
-    out = heuristic.run(instance, seed=seed, time_limit=time_limit, **(options or {}))
+    context = {"adapter": kind.taskview} if heuristic.on_task_view else {}
+    out = heuristic.run(instance, seed=seed, time_limit=time_limit, **context, **(options or {}))
     runtime = time.perf_counter() - start
     return judge(
         kind,

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from heuristics import REGISTRY
+from odrp.registry import unload_plugins
 
 PLUGINS = "tests.bench_plugins"
 
@@ -18,10 +18,10 @@ PLUGINS = "tests.bench_plugins"
 def spark():
     """One ``local[2]`` SparkContext for every Spark test of the session (it starts in 10-20 s).
 
-    ``benchmarks.runner`` reuses an active context and leaves it running, so tests simply call
+    ``odrp.bench.runner`` reuses an active context and leaves it running, so tests simply call
     ``bench(..., master="local[2]")``.
     """
-    from benchmarks.runner import spark_context
+    from odrp.bench.runner import spark_context
 
     with spark_context("local[2]") as (sc, _):
         yield sc
@@ -29,9 +29,7 @@ def spark():
 
 @pytest.fixture(autouse=True)
 def forget_plugins():
-    """Unregister the test plugins after each test, so that no other test sees them."""
+    """Forget the test plugins after each test, so that no other test sees them."""
     yield
-    module = sys.modules.pop(PLUGINS, None)
-    if module is not None:
-        for name in module.NAMES:
-            REGISTRY.pop(name, None)
+    sys.modules.pop(PLUGINS, None)
+    unload_plugins()

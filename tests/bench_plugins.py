@@ -1,4 +1,4 @@
-"""A plugin module for the benchmark tests: two heuristics registered from outside the package.
+"""A plugin module for the benchmark tests: heuristics declared outside the package.
 
 A grid lists it under ``plugins: [tests.bench_plugins]``; the runner imports it on the driver and in
 every Spark task, and ships it to cluster workers. ``plugin_first_fit`` places each operator's
@@ -14,7 +14,7 @@ import random
 import time
 from typing import Any
 
-from heuristics import REGISTRY, Heuristic, HeuristicOutcome, register
+from odrp.core.method import Heuristic, HeuristicOutcome
 
 FAILURE = "deliberate failure of a test plugin"
 
@@ -52,8 +52,8 @@ def crashes(instance: Any, *, seed: int = 0, time_limit: float | None = None) ->
     os._exit(3)
 
 
-NAMES = ("plugin_first_fit", "plugin_fails", "plugin_crashes")
-if not set(NAMES) & set(REGISTRY):  # registered once, under whichever module name
-    register(Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False))
-    register(Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"))
-    register(Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"))
+HEURISTICS = (
+    Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False),
+    Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"),
+    Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"),
+)

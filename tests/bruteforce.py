@@ -9,7 +9,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from odrp.problems.odrp import OdrpInstance, evaluate_placement
+from odrp.kinds.replication.evaluator import evaluate_placement
+from odrp.kinds.replication.instance import OdrpInstance
 
 
 def odrp_optimum(inst: OdrpInstance) -> tuple[float | None, int]:

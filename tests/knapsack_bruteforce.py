@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from odrp.problems import KINDS
+from odrp.registry import KINDS
 
 
 def optimum(kind_name: str, instance: Any) -> float | None:

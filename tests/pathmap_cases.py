@@ -13,7 +13,8 @@ import random
 
 import networkx as nx
 
-from odrp.problems.pathmap import PathmapInstance, evaluate_mapping
+from odrp.kinds.pathmap.evaluator import evaluate_mapping
+from odrp.kinds.pathmap.instance import PathmapInstance
 
 # S1 (source) -- S2 {a, b}, cap 5 -- S3 {b}, cap 4 -- S4 {c}, cap 10 -- S5 (sink)
 # S2-S3 has a dedicated (bandwidth 3, cost 1) and a public link (bandwidth 8, cost 4).

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import dataset
-from benchmarks.runner import bench
+from odrp.bench import dataset
+from odrp.bench.runner import bench
 from tests.bench_fixtures import forget_plugins, spark  # noqa: F401 (fixtures)
 from tests.conftest import ROOT
 
@@ -42,7 +42,7 @@ studies:
     repeats: 2
   - name: debs
     problem: odrp
-    instances: {ROOT}/instances/debs2015/debs2015-040.json
+    instances: {ROOT}/instances/odrp/debs2015-040.json
     exact: [highs]
 """
 

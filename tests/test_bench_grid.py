@@ -10,12 +10,12 @@ import textwrap
 
 import pytest
 
-from benchmarks.grid import file_instance_id, generated_instance_id, load_grid
-from odrp.errors import InputError
+from odrp.bench.grid import file_instance_id, generated_instance_id, load_grid
+from odrp.core.errors import InputError
 from tests.bench_fixtures import forget_plugins  # noqa: F401 (an autouse fixture)
 from tests.conftest import ROOT
 
-DEBS = ROOT / "instances" / "debs2015"
+DEBS = ROOT / "instances" / "odrp"
 
 GRID = """
 plugins: [tests.bench_plugins]
@@ -80,7 +80,7 @@ def test_ids_are_stable_across_loads_and_processes(grid_file):
     ids = [t.instance_id for t in load_grid(grid_file).tasks]
     assert ids == [t.instance_id for t in load_grid(grid_file).tasks]
     code = (
-        "import json, sys; from benchmarks.grid import load_grid; "
+        "import json, sys; from odrp.bench.grid import load_grid; "
         "print(json.dumps([t.instance_id for t in load_grid(sys.argv[1]).tasks]))"
     )
     for hash_seed in ("1", "2"):  # a different str hash seed in each process

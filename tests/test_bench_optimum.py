@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from benchmarks.optimum import best_proven, gap_to_optimum
+from odrp.bench.optimum import best_proven, gap_to_optimum
 
 
 @pytest.mark.parametrize(

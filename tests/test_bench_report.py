@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from benchmarks import dataset
-from benchmarks.report import profile_steps, quantile, report
+from odrp.bench import dataset
+from odrp.bench.report import profile_steps, quantile, report
 
 #: (instance, size, label, status, objective, optimum, optimum_status, gap, runtime_s, verified)
 ODRP_ROWS = [

@@ -16,12 +16,12 @@ import time
 import pandas as pd
 import pytest
 
-from benchmarks import dataset
-from benchmarks.grid import instance_sha256
-from benchmarks.runner import bench
-from odrp.errors import InputError
-from odrp.problems import KINDS
-from odrp.problems.odrp_generators import random_instance
+from odrp.bench import dataset
+from odrp.bench.grid import instance_sha256
+from odrp.bench.runner import bench
+from odrp.core.errors import InputError
+from odrp.kinds.replication.generators import random_instance
+from odrp.registry import KINDS
 from tests.bench_fixtures import forget_plugins, spark  # noqa: F401 (fixtures)
 from tests.bruteforce import odrp_optimum
 from tests.conftest import ROOT
@@ -44,7 +44,7 @@ studies:
     time_limit: 60
   - name: debs
     problem: odrp
-    instances: {ROOT}/instances/debs2015/debs2015-020.json
+    instances: {ROOT}/instances/odrp/debs2015-020.json
     exact: [highs]
     methods: [plugin_first_fit]
 """
@@ -87,7 +87,7 @@ def test_failing_method_is_an_error_row_and_optima_match_brute_force(tmp_path):
             assert fit.gap == pytest.approx((best - fit.objective) / abs(best), rel=1e-6, abs=1e-9)
 
     debs = frame[frame["file"].notna()]
-    assert debs["file"].iloc[0].endswith("instances/debs2015/debs2015-020.json")
+    assert debs["file"].iloc[0].endswith("instances/odrp/debs2015-020.json")
     assert debs["size"].tolist() == [8, 8] and (debs["size_label"] == "operators").all()
     assert debs.loc[debs["method"] == "exact", "status"].tolist() == ["optimal"]
 
@@ -203,7 +203,7 @@ def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
 def test_the_outcome_accumulator_collects_in_a_task_and_hands_over_on_the_driver():
     import queue
 
-    from benchmarks.stream import Outcomes
+    from odrp.bench.stream import Outcomes
 
     param = Outcomes()
     in_task = param.zero(queue.SimpleQueue())  # what a task starts from: an empty list, whatever the driver holds

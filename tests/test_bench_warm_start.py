@@ -13,12 +13,12 @@ import textwrap
 import pandas as pd
 import pytest
 
-from benchmarks import dataset
-from benchmarks.grid import load_grid
-from benchmarks.runner import bench
-from benchmarks.task import run_instance
-from odrp.errors import InputError
-from odrp.problems import KINDS
+from odrp.bench import dataset
+from odrp.bench.grid import load_grid
+from odrp.bench.runner import bench
+from odrp.bench.task import run_instance
+from odrp.core.errors import InputError
+from odrp.registry import KINDS
 from tests.bench_fixtures import forget_plugins, spark  # noqa: F401 (fixtures)
 from tests.bruteforce import odrp_optimum
 

@@ -12,7 +12,7 @@ import highspy, pulp
 from ortools.sat.python import cp_model
 from ortools.linear_solver import pywraplp
 import pyomo.environ as pyo
-from odrp.solvers import solve, solver_version
+from odrp.core.solvers import solve, solver_version
 m = pyo.ConcreteModel(); m.x = pyo.Var(range(3), domain=pyo.Binary)
 m.c = pyo.Constraint(expr=m.x[0] + m.x[1] + m.x[2] <= 2)
 m.o = pyo.Objective(expr=m.x[0] + 2 * m.x[1] + 3 * m.x[2], sense=pyo.maximize)

@@ -15,11 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import arcflow, bounds
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
-from odrp.models.knapsack import arcflow, bounds
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS, knapsack_io
-from odrp.problems import knapsack_generators as gen
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum, solutions
 from tests.test_knapsack_cli import one_line_error
 

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import arcflow
 from odrp.methods import run_method
-from odrp.models.knapsack import arcflow
-from odrp.problems import KINDS, knapsack_io
+from odrp.registry import KINDS
 
 DATA = Path(__file__).resolve().parent / "data" / "mkp_packing"
 MKP = KINDS["mkp"]

@@ -75,6 +75,6 @@ def test_solve_bad_knapsack_input(run_cli, tmp_path):
 
 @pytest.mark.parametrize("method", ["rstorm", "storm_ras", "storm_default", "local_search"])
 def test_schedulers_on_an_instance_file(run_cli, method):
-    path = Path(__file__).resolve().parent.parent / "instances" / "rstorm" / "star-network.json"
+    path = Path(__file__).resolve().parent.parent / "instances" / "qm3dkp" / "star-network.json"
     result = json.loads(run_cli("solve", str(path), "--method", method, "--json", check=True).stdout)
     assert result["verified"] and result["problem"] == "qm3dkp"

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from heuristics import registry
-from heuristics.rstorm import Cluster as RStormCluster
-from heuristics.rstorm import bfs_components, network_distance, reference_node, rstorm_schedule, task_ordering
-from heuristics.storm_ras import executor_order, ras_schedule
+from odrp.core.taskview import Node, Task, TaskView
+from odrp.heuristics.rstorm import Cluster as RStormCluster
+from odrp.heuristics.rstorm import bfs_components, network_distance, reference_node, rstorm_schedule, task_ordering
+from odrp.heuristics.storm_ras import executor_order, ras_schedule
+from odrp.kinds.knapsack import generators as gen
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems import knapsack_generators as gen
-from odrp.problems.taskview import Node, Task, TaskView
+from odrp.registry import KINDS, heuristics
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.test_knapsack_kinds import TINY, load
 
@@ -30,7 +29,7 @@ def test_heuristics_evaluate_to_what_they_report_and_never_beat_the_optimum(kind
         instance = load(TINY[kind](seed))
         best = brute_force(kind, instance)
         sense = getattr(instance, "sense", KINDS[kind].sense)
-        for name, heuristic in registry().items():
+        for name, heuristic in heuristics().items():
             if kind not in heuristic.kinds:
                 continue
             result = run_method(KINDS[kind], instance, name, seed=seed)

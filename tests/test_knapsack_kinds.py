@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from odrp.errors import InputError
+from odrp.core.errors import InputError
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS
-from odrp.problems import knapsack_generators as gen
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 

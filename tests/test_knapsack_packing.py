@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import arcflow, packing
 from odrp.methods import run_method
-from odrp.models.knapsack import arcflow, packing
-from odrp.problems import KINDS, knapsack_io
-from odrp.problems import knapsack_generators as gen
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum
 
 DATA = Path(__file__).resolve().parent / "data" / "mkp_packing"

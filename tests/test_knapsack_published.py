@@ -14,11 +14,12 @@ from pathlib import Path
 import pyomo.environ as pyo
 import pytest
 
+from odrp.core.solvers import solve as solve_model
+from odrp.kinds.knapsack import readers as knapsack_io
+from odrp.kinds.knapsack.exact import bounds, milp
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
-from odrp.models.knapsack import bounds, milp
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS, knapsack_io
-from odrp.solvers import solve as solve_model
+from odrp.registry import KINDS
 
 DATA = Path(__file__).resolve().parent / "data" / "external"
 

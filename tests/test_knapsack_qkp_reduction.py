@@ -20,12 +20,12 @@ import highspy
 import numpy as np
 import pytest
 
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack.exact import qkp_reduction as qr
+from odrp.kinds.knapsack.exact import qkp_search
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
-from odrp.models.knapsack import qkp_reduction as qr
-from odrp.models.knapsack import qkp_search
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS
-from odrp.problems import knapsack_generators as gen
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 from tests.test_knapsack_cli import one_line_error

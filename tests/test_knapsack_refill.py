@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pytest
 
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack.exact import arcflow, refill
 from odrp.methods import run_method
-from odrp.models.knapsack import arcflow, refill
-from odrp.problems import KINDS
-from odrp.problems import knapsack_generators as gen
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum
 from tests.test_knapsack_arcflow import tiny_cases
 

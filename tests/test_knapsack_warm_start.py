@@ -16,10 +16,11 @@ import math
 import pyomo.environ as pyo
 import pytest
 
+from odrp.kinds.knapsack.exact import bounds, milp, patterns
+from odrp.kinds.knapsack.exact.solve import set_start
+from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method, warm_start_solution
-from odrp.models.knapsack import bounds, milp, patterns, set_start
-from odrp.models.knapsack.mapping import family_of
-from odrp.problems import KINDS
+from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 from tests.test_knapsack_cli import one_line_error

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from odrp.problems.coordinates import (
+from odrp.kinds.latency.coordinates import (
     SpringSettings,
     distance_matrix,
     estimate_coordinates,

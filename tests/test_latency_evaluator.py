@@ -13,8 +13,9 @@ import copy
 
 import pytest
 
-from odrp.errors import InputError
-from odrp.problems.latency import evaluate, load
+from odrp.core.errors import InputError
+from odrp.kinds.latency.evaluator import evaluate
+from odrp.kinds.latency.instance import load
 
 DIAMOND = {
     "problem": "latency",

@@ -12,9 +12,10 @@ import random
 
 import pytest
 
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.instance import LatencyInstance, load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.latency import LatencyInstance, evaluate_assignment, load
+from odrp.registry import KINDS
 
 LATENCY = KINDS["latency"]
 
@@ -152,7 +153,7 @@ def test_infeasible_instance_is_a_result():
 
 
 def test_time_limit_returns_incumbent_and_bound():
-    from odrp.problems.latency_generators import random_topology
+    from odrp.kinds.latency.generators import random_topology
 
     inst = load(random_topology(seed=3, operations=22))
     result = run_method(LATENCY, inst, "exact", time_limit=4)
@@ -208,7 +209,7 @@ def test_knapsack_tree_rows_hold_at_every_placement():
     """No knapsack tree row is violated by the (x, z) of any feasible placement (validity)."""
     import numpy as np
 
-    from odrp.models.latency import violated_trees
+    from odrp.kinds.latency.exact.model import violated_trees
 
     data = tiny(61, operators=6, supervisors=3)
     for op in data["operators"]:
@@ -236,7 +237,7 @@ def test_knapsack_tree_row_by_hand():
     """
     import numpy as np
 
-    from odrp.models.latency import violated_trees
+    from odrp.kinds.latency.exact.model import violated_trees
 
     cpu = {"a": 0.5, "b": 0.1, "c": 0.5}
     data = {
@@ -260,7 +261,7 @@ def test_knapsack_tree_row_by_hand():
 
 
 def test_best_labelling_equals_brute_force_over_labellings():
-    from odrp.models.latency_classes import best_labelling
+    from odrp.kinds.latency.exact.classes import best_labelling
 
     inst = load(tiny(71, operators=6, supervisors=4, latency_weight=0.3, metric=False))
     groups = [[0, 1], [2, 3], [4, 5]]
@@ -282,7 +283,7 @@ def test_best_labelling_equals_brute_force_over_labellings():
 def test_dominated_multisets_by_hand():
     """Classes A (1.2 cores, 900 MB), B (0.8, 600), C (0.5, 400), D (0.4, 1000). A covers every class,
     B covers C, D is incomparable with B and C (less cpu, more memory)."""
-    from odrp.models.latency_classes import dominates, supervisor_classes
+    from odrp.kinds.latency.exact.classes import dominates, supervisor_classes
 
     data = tiny(81, operators=3, supervisors=5)
     capacities = [(1.2, 900), (0.8, 600), (0.8, 600), (0.5, 400), (0.4, 1000)]
@@ -316,7 +317,7 @@ def test_highs_options_reach_the_solver():
     with 3.5 the optimum 3 stands. (The classes method hands its HIGHS_OPTIONS this way.)"""
     import pyomo.environ as pyo
 
-    from odrp.solvers import solve
+    from odrp.core.solvers import solve
 
     m = pyo.ConcreteModel()
     m.x = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from odrp.problems.latency import load
-from odrp.problems.latency_generators import (
+from odrp.kinds.latency.generators import (
     HOST_LINKS,
     PAPER,
     RANDOM,
@@ -25,6 +24,7 @@ from odrp.problems.latency_generators import (
     random_operations,
     random_topology,
 )
+from odrp.kinds.latency.instance import load
 from tests.conftest import ROOT
 from tests.test_latency_evaluator import DIAMOND
 
@@ -116,7 +116,7 @@ def test_generators_are_seeded():
 
 
 def test_instance_files_are_the_generators_output():
-    files = sorted(glob.glob(str(ROOT / "instances" / "continuum" / "*.json")))
+    files = sorted(glob.glob(str(ROOT / "instances" / "latency" / "*.json")))
     assert len(files) == 24
     for path in files:
         topology, _, load_share = Path(path).stem.partition("-load")

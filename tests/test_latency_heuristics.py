@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from odrp.heuristics.latency import Scorer, greedy_start
 
-from heuristics.latency import Scorer, greedy_start
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.generators import random_topology
+from odrp.kinds.latency.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.latency import evaluate_assignment, load
-from odrp.problems.latency_generators import random_topology
+from odrp.registry import KINDS
 from tests.test_latency_evaluator import DIAMOND
 from tests.test_latency_exact import brute_force, tiny
 

@@ -13,8 +13,9 @@ import math
 
 import pytest
 
-from odrp.errors import InputError
-from odrp.problems.odrp import evaluate, load
+from odrp.core.errors import InputError
+from odrp.kinds.replication.evaluator import evaluate
+from odrp.kinds.replication.instance import load
 
 TINY = {
     "problem": "odrp",

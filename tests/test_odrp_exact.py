@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from odrp.kinds.replication.generators import debs2015, random_instance
+from odrp.kinds.replication.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.odrp import load
-from odrp.problems.odrp_generators import debs2015, random_instance
+from odrp.registry import KINDS
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import TINY
 

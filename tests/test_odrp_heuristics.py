@@ -14,14 +14,14 @@ import statistics
 
 import pytest
 
-from heuristics import registry
-from heuristics.odrp import Budget, greedy, random_state, target_replicas
-from heuristics.odrp_moves import neighbourhood, realise
-from heuristics.odrp_state import PlacementState, Tables
+from odrp.heuristics.replication import Budget, greedy, random_state, target_replicas
+from odrp.heuristics.replication_moves import neighbourhood, realise
+from odrp.heuristics.replication_state import PlacementState, Tables
+from odrp.kinds.replication.evaluator import evaluate, evaluate_placement
+from odrp.kinds.replication.generators import debs2015, random_instance
+from odrp.kinds.replication.instance import load, parse_solution
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.odrp import evaluate, evaluate_placement, load, parse_solution
-from odrp.problems.odrp_generators import debs2015, random_instance
+from odrp.registry import KINDS, heuristics
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import TINY
 from tests.test_odrp_exact import CASES, tiny
@@ -199,7 +199,7 @@ def test_infeasible_instances_give_no_solution():
 
 def test_registered_for_odrp():
     for method in HEURISTICS:
-        assert registry()[method].kinds == ("odrp",)
+        assert heuristics()[method].kinds == ("odrp",)
 
 
 # --------------------------------------------------------------------- the ODP task/node view

@@ -13,12 +13,13 @@ from collections import Counter
 import pyomo.environ as pyo
 import pytest
 
+from odrp.core.solvers import solve as run_solver
+from odrp.kinds.replication.evaluator import evaluate_placement
+from odrp.kinds.replication.exact import reduction, response
+from odrp.kinds.replication.generators import debs2015, random_instance
+from odrp.kinds.replication.instance import OdrpInstance, load
 from odrp.methods import run_method
-from odrp.models.odrp import reduction, response
-from odrp.problems import KINDS
-from odrp.problems.odrp import OdrpInstance, evaluate_placement, load
-from odrp.problems.odrp_generators import debs2015, random_instance
-from odrp.solvers import solve as run_solver
+from odrp.registry import KINDS
 from tests.bruteforce import odrp_optimum
 
 ODRP = KINDS["odrp"]

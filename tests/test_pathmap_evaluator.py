@@ -6,8 +6,9 @@ import copy
 
 import pytest
 
-from odrp.errors import InputError
-from odrp.problems.pathmap import evaluate, load
+from odrp.core.errors import InputError
+from odrp.kinds.pathmap.evaluator import evaluate
+from odrp.kinds.pathmap.instance import load
 from tests.pathmap_cases import HAND, OPTIMAL, VIA_PUBLIC
 
 

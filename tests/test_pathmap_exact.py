@@ -6,9 +6,10 @@ import copy
 
 import pytest
 
+from odrp.kinds.pathmap.generators import ba_instance, bimodal_instance
+from odrp.kinds.pathmap.instance import load
+from odrp.kinds.pathmap.kind import KIND
 from odrp.methods import run_method
-from odrp.problems.pathmap import KIND, load
-from odrp.problems.pathmap_generators import ba_instance, bimodal_instance
 from tests.pathmap_cases import HAND, brute_force, random_tiny
 
 

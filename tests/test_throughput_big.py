@@ -10,10 +10,11 @@ import random
 
 import pytest
 
-import odrp.models.throughput as exact
-from odrp.models.throughput import level_search, rate_model
-from odrp.models.throughput.bounds import count_range
-from odrp.problems.throughput import evaluate_counts, load
+import odrp.kinds.throughput.exact.solve as exact
+from odrp.kinds.throughput.evaluator import evaluate_counts
+from odrp.kinds.throughput.exact import level_search, rate_model
+from odrp.kinds.throughput.exact.bounds import count_range
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import best_placement, brute_force, tiny
 from tests.test_throughput_level_search import _boxes
 
@@ -220,7 +221,8 @@ def test_a_box_holding_a_placement_is_never_refuted_seed_8(rho, kept, fixed):
     exact method proved a rate below that placement's. The box solver (CP-SAT with ``CPSAT_PARAMETERS``) must
     find them feasible."""
     from benchmarks.throughput import random_case
-    from odrp.problems.throughput import parse_solution, rate
+    from odrp.kinds.throughput.evaluator import rate
+    from odrp.kinds.throughput.instance import parse_solution
 
     inst = random_case(8, 10, 10)
     placement = parse_solution(inst, SEED8_PLACEMENT)

@@ -6,8 +6,10 @@ import highspy
 import numpy as np
 import pytest
 
-from odrp.models.throughput import _warm_start, bounds, pattern_bound, polish
-from odrp.problems.throughput import evaluate_counts, load, rate
+from odrp.kinds.throughput.evaluator import evaluate_counts, rate
+from odrp.kinds.throughput.exact import bounds, pattern_bound, polish
+from odrp.kinds.throughput.exact.solve import _warm_start
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import brute_force, tiny
 
 # one spout on A (e 1) and B (e 3), capacity 100, no overhead, at most 2 instances and 2 per machine.
@@ -78,7 +80,7 @@ _SENSES = {"max": highspy.ObjSense.kMaximize, "min": highspy.ObjSense.kMinimize}
 
 def _fluid_extremes(inst, rate, by_class):
     """max R of the fluid LP, and at R = rate the min and max of sum_w X_cw for every component."""
-    from odrp.solvers import run_highspy
+    from odrp.core.solvers.highs import run_highspy
 
     model, _, _ = bounds.fluid_model(inst, by_class=by_class)
     run = run_highspy(model.to_highs(), "max", mip=False)
@@ -114,7 +116,7 @@ def _fresh_ranges(inst, rate, ranges):
     the shared model of :func:`bounds.fluid_count_ranges`): None if the LP is infeasible."""
     import math
 
-    from odrp.solvers import run_highspy
+    from odrp.core.solvers.highs import run_highspy
 
     out = []
     for c, (lo, hi) in enumerate(ranges):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from odrp.models.throughput import bounds, config_bound, highs_child, pattern_bound
-from odrp.models.throughput.matrix import MatrixModel
-from odrp.problems.throughput import load
+from odrp.kinds.throughput.exact import bounds, config_bound, highs_child, pattern_bound
+from odrp.kinds.throughput.exact.matrix import MatrixModel
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import best_placement, brute_force, tiny
 
 # Two source components a and b (each receives R; e = 1, overhead 40) on three identical machines
@@ -188,7 +188,7 @@ def test_columns_of_another_rate_are_checked_before_they_start_an_lp(seed):
     # as ``Columns.of`` (what a worker sends), those that no longer fit are left out (by hand, eq. 5). On these
     # instances 2-3 of the columns priced at 0.9 R*, restricted to the levels at R*, do not fit at R* (checked
     # first, so that the test can fail: trusting them fails it)
-    from odrp.models.throughput.level_search import Columns
+    from odrp.kinds.throughput.exact.level_search import Columns
 
     inst = tiny(seed)
     optimum = brute_force(inst)[0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from odrp.models.throughput import bounds, config_bound
-from odrp.problems.throughput import load
+from odrp.kinds.throughput.exact import bounds, config_bound
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import brute_force, tiny
 

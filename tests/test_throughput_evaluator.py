@@ -14,8 +14,9 @@ import math
 
 import pytest
 
-from odrp.errors import InputError
-from odrp.problems.throughput import evaluate, instance_count_vectors, load
+from odrp.core.errors import InputError
+from odrp.kinds.throughput.evaluator import evaluate
+from odrp.kinds.throughput.instance import instance_count_vectors, load
 
 HAND = {
     "problem": "throughput",

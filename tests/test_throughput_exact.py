@@ -8,11 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from odrp.kinds.throughput.evaluator import evaluate_counts
+from odrp.kinds.throughput.exact.patterns import candidates, pareto_minimal, pattern_model
+from odrp.kinds.throughput.generators import random_instance
+from odrp.kinds.throughput.instance import ThroughputInstance, load
 from odrp.methods import run_method
-from odrp.models.throughput.patterns import candidates, pareto_minimal, pattern_model
-from odrp.problems import KINDS
-from odrp.problems.throughput import ThroughputInstance, evaluate_counts, load
-from odrp.problems.throughput_generators import random_instance
+from odrp.registry import KINDS
 
 THROUGHPUT = KINDS["throughput"]
 SHAPES = ("linear", "diamond", "star", "dag")
@@ -157,7 +158,7 @@ def test_fixed_instance_counts_equal_brute_force_over_those_counts():
     inst = tiny(3)
     fixed = {0: 1, 1: 2, 2: 1}
     optimum, _ = brute_force(inst, fixed)
-    from odrp.models.throughput import solve
+    from odrp.kinds.throughput.exact.solve import solve
 
     outcome = solve(inst, fixed_instances=fixed)
     assert outcome.run.status == "optimal"
@@ -196,7 +197,7 @@ def test_cpsat_deterministic_budget_ends_undecided_as_a_time_limit():
     # limit (not an error) although no wall-clock limit was given
     from ortools.sat.python import cp_model
 
-    from odrp.solvers import run_cpsat
+    from odrp.core.solvers.cpsat import run_cpsat
 
     model = cp_model.CpModel()
     x = {(p, h): model.NewBoolVar(f"x{p}_{h}") for p in range(9) for h in range(8)}
@@ -217,8 +218,8 @@ def test_box_solver_decides_as_brute_force(seed, quick, monkeypatch):
     # over to CP-SAT's defaults ("undecided": no deterministic time), or is off
     import random
 
-    from odrp.models import throughput as exact
-    from odrp.problems.throughput import rate
+    from odrp.kinds.throughput.evaluator import rate
+    from odrp.kinds.throughput.exact import solve as exact
 
     stage = {"default": exact.QUICK_BOX, "undecided": {**exact.QUICK_BOX, "max_deterministic_time": 0.0}, "off": {}}
     monkeypatch.setattr(exact, "QUICK_BOX", stage[quick])

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from heuristics.throughput import hetero_greedy
+from odrp.heuristics.throughput import hetero_greedy
 from odrp.io import load_instance
+from odrp.kinds.throughput.generators import random_instance
+from odrp.kinds.throughput.instance import load
 from odrp.methods import run_method
-from odrp.problems import KINDS
-from odrp.problems.throughput import load
-from odrp.problems.throughput_generators import random_instance
+from odrp.registry import KINDS
 from tests.test_throughput_exact import SPOUT_AB
 
 THROUGHPUT = KINDS["throughput"]
-HETERO = sorted((Path(__file__).resolve().parent.parent / "instances" / "hetero").glob("*.json"))
+HETERO = sorted((Path(__file__).resolve().parent.parent / "instances" / "throughput").glob("*.json"))
 
 
 def test_greedy_trace_on_two_different_machines_by_hand():

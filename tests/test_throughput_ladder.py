@@ -1,4 +1,4 @@
-"""The ladder of level searches (:mod:`odrp.models.throughput.ladder`): its rates by hand, its bounds against
+"""The ladder of level searches (:mod:`odrp.kinds.throughput.exact.ladder`): its rates by hand, its bounds against
 brute force on tiny instances (in process and on a worker), and the large path that runs it."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import time
 import pytest
 
 from benchmarks.throughput import random_case
+from odrp.kinds.throughput.evaluator import evaluate_counts, rate
+from odrp.kinds.throughput.exact import bounds, ladder, level_search, parallel
+from odrp.kinds.throughput.exact import solve as exact_throughput
 from odrp.methods import run_method
-from odrp.models import throughput as exact_throughput
-from odrp.models.throughput import bounds, ladder, level_search, parallel
-from odrp.problems import KINDS
-from odrp.problems.throughput import evaluate_counts, rate
+from odrp.registry import KINDS
 from tests.test_throughput_exact import best_placement, tiny
 from tests.test_throughput_large import weak_start
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.throughput import random_case
+from odrp.kinds.throughput.evaluator import evaluate_counts, rate
+from odrp.kinds.throughput.exact import bounds, config_bound, count_descent, dive, packing
+from odrp.kinds.throughput.instance import load
 from odrp.methods import run_method
-from odrp.models.throughput import bounds, config_bound, count_descent, dive, packing
-from odrp.problems import KINDS
-from odrp.problems.throughput import evaluate_counts, load, rate
+from odrp.registry import KINDS
 from tests.test_throughput_exact import brute_force, tiny
 
 

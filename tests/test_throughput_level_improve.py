@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from odrp.models.throughput import level_search
+from odrp.kinds.throughput.exact import level_search
 from tests.test_throughput_exact import best_placement, tiny
 from tests.test_throughput_level_search import GAP, _boxes
 

@@ -1,4 +1,4 @@
-"""The level search on worker processes (:mod:`odrp.models.throughput.parallel`): the same proofs as in one
+"""The level search on worker processes (:mod:`odrp.kinds.throughput.exact.parallel`): the same proofs as in one
 process, brute force's optima on tiny instances, and no worker left behind."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.throughput import random_case
-from odrp.models.throughput import config_bound, level_search, parallel
-from odrp.problems.throughput import evaluate_counts, load
+from odrp.kinds.throughput.evaluator import evaluate_counts
+from odrp.kinds.throughput.exact import config_bound, level_search, parallel
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import brute_force, tiny
 from tests.test_throughput_level_search import _boxes, solve_through_level_search
@@ -115,7 +116,7 @@ def test_workers_die_with_a_parent_that_is_killed(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(
         "import sys, time\n"
-        "from odrp.models.throughput import parallel\n"
+        "from odrp.kinds.throughput.exact.solve import parallel\n"
         "from tests.test_throughput_exact import tiny\n"
         "nodes = parallel.Workers(tiny(0), 2, ('cpsat', True, 1))\n"
         "nodes.start()\n"

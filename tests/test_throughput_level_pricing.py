@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from odrp.models.throughput import bounds, config_bound
+from odrp.kinds.throughput.exact import bounds, config_bound
 from tests.test_throughput_exact import feasible_placements, tiny
 
 

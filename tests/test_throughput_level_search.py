@@ -8,9 +8,10 @@ import types
 
 import pytest
 
-import odrp.models.throughput as exact
-from odrp.models.throughput import config_bound, level_search
-from odrp.problems.throughput import evaluate_counts, load
+import odrp.kinds.throughput.exact.solve as exact
+from odrp.kinds.throughput.evaluator import evaluate_counts
+from odrp.kinds.throughput.exact import config_bound, level_search
+from odrp.kinds.throughput.instance import load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import best_placement, brute_force, tiny
 

@@ -13,11 +13,12 @@ import json
 import pyomo.environ as pyo
 import pytest
 
+from odrp.core.solvers import solve
+from odrp.kinds.replication.evaluator import evaluate
+from odrp.kinds.replication.exact import compact, paper
+from odrp.kinds.replication.instance import load, parse_solution
 from odrp.methods import run_method
-from odrp.models.odrp import compact, paper
-from odrp.problems import KINDS
-from odrp.problems.odrp import evaluate, load, parse_solution
-from odrp.solvers import solve
+from odrp.registry import KINDS
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import SPLIT, TINY
 from tests.test_odrp_exact import tiny
@@ -67,7 +68,7 @@ def test_warm_started_solve_proves_the_same_optimum(seed, profile, formulation, 
     assert report["accepted"] is True, report["solver_log"]
     if solver == "highs":
         assert report["solver_objective"] == pytest.approx(start.objective, rel=1e-5, abs=1e-6)
-    else:  # CBC's mipstart cost can leave out the objective's constant term (see odrp.solvers)
+    else:  # CBC's mipstart cost can leave out the objective's constant term (see odrp.core.solvers)
         assert report["solver_objective"] <= start.objective + 1e-6
 
 

@@ -16,16 +16,17 @@ import json
 import pyomo.environ as pyo
 import pytest
 
+from odrp.core.solvers import solve
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.exact import model as latency_model
+from odrp.kinds.latency.instance import load as load_latency
+from odrp.kinds.latency.instance import solution_json
+from odrp.kinds.pathmap.exact import model as pathmap_model
+from odrp.kinds.pathmap.generators import ba_instance
+from odrp.kinds.pathmap.instance import load as load_pathmap
+from odrp.kinds.pathmap.routes import pair_routes
 from odrp.methods import run_method
-from odrp.models import latency as latency_model
-from odrp.models import pathmap as pathmap_model
-from odrp.problems import KINDS
-from odrp.problems.latency import evaluate_assignment, solution_json
-from odrp.problems.latency import load as load_latency
-from odrp.problems.pathmap import load as load_pathmap
-from odrp.problems.pathmap_generators import ba_instance
-from odrp.problems.pathmap_routes import pair_routes
-from odrp.solvers import solve
+from odrp.registry import KINDS
 from tests.pathmap_cases import HAND, OPTIMAL, VIA_PUBLIC, random_tiny
 from tests.pathmap_cases import brute_force as pathmap_brute_force
 from tests.test_latency_exact import tiny

@@ -1,7 +1,7 @@
 """The bi-modal stream-processing platform of Asaduzzaman & Maheswaran, section 6: a discrete-event simulation.
 
 **Platform** (section 6.1). N servers; dedicated links grown by preferential attachment
-(:func:`odrp.problems.pathmap_generators.preferential_links`), bandwidth uniform in 1-10 Mbps, delay
+(:func:`odrp.kinds.pathmap.generators.preferential_links`), bandwidth uniform in 1-10 Mbps, delay
 1-10 ms; every server also reaches every other one over the public Internet through its last-mile
 uplink (uniform in 1-2 Mbps), with a delay of 10-100 ms per pair. A server of degree d hosts 1 + d of
 25 service types and has cpu for k = 2 instances of each at the mean delivery rate (one cpu unit per
@@ -16,7 +16,7 @@ factors of 1).
 
 **Mapping and reservation** (section 3, Figure 3). On arrival the task is mapped by the diffusing
 computation on the resources available at that instant: LeastCostMap over dedicated links in the
-dedicated setting, ProcessMap2 otherwise (:mod:`heuristics.pathmap_diffusion`). A dedicated hop costs 1
+dedicated setting, ProcessMap2 otherwise (:mod:`odrp.heuristics.pathmap_diffusion`). A dedicated hop costs 1
 (the forwarding price of section 2.4), a public hop ``public_cost`` (3: dearer than any dedicated path
 within the hop limit, the paper's preference for dedicated hops). The diffusing computation's
 termination takes twice the arrival time of its last map message (the acks retrace the map messages; our
@@ -74,8 +74,8 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from heuristics.pathmap_diffusion import ChainTask, Channel, FeasibleMap, MapNetwork, Policy, best_channel, diffuse
-from odrp.problems.pathmap_generators import preferential_links, service_names
+from odrp.heuristics.pathmap_diffusion import ChainTask, Channel, FeasibleMap, MapNetwork, Policy, best_channel, diffuse
+from odrp.kinds.pathmap.generators import preferential_links, service_names
 
 NETWORKS = ("dedicated", "public", "bimodal")
 EPS = 1e-9

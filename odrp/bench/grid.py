@@ -1,0 +1,438 @@
+"""Benchmark grids: a YAML file of studies, validated and expanded into one task per instance.
+
+A grid file (paths are relative to the grid file)::
+
+    plugins: [my_lab.heuristics]      # optional: modules that declare extra HEURISTICS
+    studies:
+      - name: debs                    # unique within the grid
+        problem: odrp                 # a kind of odrp.registry.KINDS
+        generator: debs2015           # one of the kind's generators, with
+        params:                       # keyword arguments; a list is crossed with the other lists
+          rate: [20, 60, 100]         #   (write [[1, 2]] for one list-valued argument)
+          weights_profile: response_time
+        seeds: [2017]                 # a list, or a count n meaning seeds 0..n-1 (default 1)
+        exact: [highs, cbc]           # exact solvers (default: the kind's first solver); may be []
+        methods: [storm_default]      # heuristics of the registry that solve this kind
+        repeats: 5                    # runs of each randomised heuristic, with seeds 0..4
+        time_limit: 60                # seconds, for every method (default: none)
+        mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
+        options:                      # keyword options per method; "exact" for the exact solvers
+          exact: {formulation: compact}
+        warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
+      - name: files
+        problem: odrp
+        instances: ../instances/odrp/*.json     # a glob instead of generator/params/seeds
+
+Every expanded instance gets a stable id: ``{problem}-{generator}-{digest}`` where digest is the
+first 16 hex digits of the SHA-256 of the canonical JSON of (problem, generator, params, seed), or
+``{problem}-file-{digest}`` of the canonical JSON of a file's content. Canonical JSON sorts keys and
+writes integral floats as integers, so ``rate: 20`` and ``rate: 20.0`` are one instance; the id
+never depends on the study, the grid file or the process. An instance that two studies both expand
+to runs once if the studies plan the same runs for it, and is an error otherwise.
+
+``warm_start: best_heuristic`` (default: none) makes each instance's exact solvers take the best
+verified heuristic solution of the instance as a MIP start (:mod:`odrp.bench.task` runs the
+heuristics first); the study must then run an exact solver and at least one heuristic.
+
+Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and the field
+(``studies[1].params.rates``), which the CLI prints as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import inspect
+import itertools
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
+
+from odrp.core.errors import InputError, read_text
+from odrp.core.kind import ProblemKind, require, validate
+from odrp.io import read_json
+from odrp.registry import KINDS, heuristics, load_plugins
+
+# ------------------------------------------------------------------------------------- the schema
+
+
+class StudySpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    problem: str
+    generator: str | None = None
+    params: dict[str, Any] = {}
+    seeds: Any = None  # a count or a list of ints, checked in _seeds (clearer errors than a union)
+    instances: str | None = None
+    exact: list[str] | None = None
+    methods: list[str] = []
+    repeats: int = Field(1, ge=1)
+    time_limit: PositiveFloat | None = None
+    mip_gap: NonNegativeFloat = 1e-6
+    options: dict[str, dict[str, Any]] = {}
+    warm_start: Literal["best_heuristic"] | None = None
+
+
+class GridSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    plugins: list[str] = []
+    studies: list[StudySpec] = Field(min_length=1)
+
+
+# ------------------------------------------------------------------------------ expanded tasks
+
+
+@dataclass(frozen=True)
+class Run:
+    """One planned row of an instance: a method, its exact solver (if any) and a repeat index."""
+
+    method: str
+    solver: str | None
+    repeat: int
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.method, self.solver or "", self.repeat)
+
+
+@dataclass(frozen=True)
+class InstanceTask:
+    """Everything one Spark task needs to build an instance and run every method on it.
+
+    A generated instance travels as (generator, params, seed) and is built inside the task; a file
+    instance travels as its parsed JSON (``data``), so workers need no shared file system.
+    """
+
+    instance_id: str
+    study: str
+    problem: str
+    generator: str | None
+    params: dict[str, Any]
+    seed: int | None
+    file: str | None
+    data: dict[str, Any] | None
+    runs: tuple[Run, ...]
+    time_limit: float | None
+    mip_gap: float
+    options: dict[str, dict[str, Any]]
+    plugins: tuple[str, ...] = ()
+    warm_start: str | None = None
+    """``best_heuristic``: the exact runs start from the best verified heuristic solution."""
+
+    def plan(self) -> tuple[Any, ...]:
+        """What is run on the instance; two studies may share an instance only with equal plans."""
+        return (self.runs, self.time_limit, self.mip_gap, canonical_json(self.options), self.warm_start)
+
+
+@dataclass
+class Grid:
+    """A validated grid: where it came from, what it says, and its instances."""
+
+    source: str
+    text: str
+    spec: GridSpec
+    tasks: list[InstanceTask] = field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------- the ids
+
+
+def normalise(value: Any) -> Any:
+    """Integral floats become ints (recursively), so equal numbers give equal ids."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {str(k): normalise(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:16]
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", text)
+
+
+def generated_instance_id(problem: str, generator: str, params: dict[str, Any], seed: int | None) -> str:
+    """The id of a generated instance, from (problem, generator, params, seed) alone."""
+    key = {"problem": problem, "generator": generator, "params": params, "seed": seed}
+    return f"{_safe(problem)}-{_safe(generator)}-{_digest(key)}"
+
+
+def file_instance_id(problem: str, data: Any) -> str:
+    """The id of an instance read from a file, from the file's content (as canonical JSON)."""
+    return f"{_safe(problem)}-file-{_digest(data)}"
+
+
+def instance_sha256(data: Any) -> str:
+    """SHA-256 of an instance's canonical JSON (recorded with every row of the dataset)."""
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------- loading
+
+
+def load_grid(path: str | Path) -> Grid:
+    """Read, validate and expand a grid file; bad input raises :class:`InputError`."""
+    source = str(path)
+    text = read_text(path, "YAML file")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise InputError(source, where, f"valid YAML ({problem})") from None
+    require(isinstance(data, dict), source, "", "a mapping with studies: (and optionally plugins:)")
+    spec = validate(GridSpec, data, source)
+    load_plugins(spec.plugins, source)
+    grid = Grid(source=source, text=text, spec=spec)
+    base = Path(path).resolve().parent
+    owner: dict[str, tuple[int, InstanceTask]] = {}
+    names: set[str] = set()
+    for s, study in enumerate(spec.studies):
+        where = f"studies[{s}]"
+        require(study.name not in names, source, f"{where}.name", f"a name no other study has, got {study.name!r}")
+        names.add(study.name)
+        for task in _expand(study, where, source, base, tuple(spec.plugins)):
+            if task.instance_id in owner:
+                first, other = owner[task.instance_id]
+                require(
+                    other.plan() == task.plan(),
+                    source,
+                    where,
+                    f"instance {task.instance_id} is also in study {spec.studies[first].name!r} with other "
+                    "methods or settings; give each instance one plan",
+                )
+                continue
+            owner[task.instance_id] = (s, task)
+            grid.tasks.append(task)
+    return grid
+
+
+def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tuple[str, ...]) -> list[InstanceTask]:
+    require(study.problem in KINDS, source, f"{where}.problem", f"one of {', '.join(KINDS)}, got {study.problem!r}")
+    kind = KINDS[study.problem]
+    runs = _runs(study, kind, where, source)
+    options = _options(study, kind, where, source)
+    if study.warm_start is not None:
+        methods = {run.method for run in runs}
+        require(
+            "exact" in methods and len(methods) > 1,
+            source,
+            f"{where}.warm_start",
+            "a study with an exact solver and at least one heuristic (the start comes from a heuristic)",
+        )
+    common = {
+        "study": study.name,
+        "problem": kind.name,
+        "runs": runs,
+        "time_limit": study.time_limit,
+        "mip_gap": study.mip_gap,
+        "options": options,
+        "plugins": plugins,
+        "warm_start": study.warm_start,
+    }
+    require(
+        (study.generator is None) != (study.instances is None),
+        source,
+        where,
+        "either generator (with params and seeds) or instances (a glob), not both or neither",
+    )
+    if study.instances is not None:
+        require(
+            not study.params and study.seeds is None,
+            source,
+            f"{where}.instances",
+            "no params or seeds with instance files (they go with a generator)",
+        )
+        return [_file_task(file, kind, base, source, common) for file in _glob(study.instances, base, where, source)]
+    return _generated_tasks(study, kind, where, source, common)
+
+
+def _runs(study: StudySpec, kind: ProblemKind, where: str, source: str) -> tuple[Run, ...]:
+    solvers = list(kind.solvers[:1]) if study.exact is None else study.exact
+    runs: list[Run] = []
+    for j, solver in enumerate(solvers):
+        require(
+            solver in kind.solvers,
+            source,
+            f"{where}.exact[{j}]",
+            f"a solver of {kind.name} ({', '.join(kind.solvers)}), got {solver!r}",
+        )
+        require(solver not in solvers[:j], source, f"{where}.exact[{j}]", f"each solver once, got {solver!r} twice")
+        runs.append(Run("exact", solver, 0))
+    known = heuristics()
+    for j, method in enumerate(study.methods):
+        field_name = f"{where}.methods[{j}]"
+        require(method != "exact", source, field_name, "a heuristic (exact solvers go under exact:)")
+        require(
+            method in known,
+            source,
+            field_name,
+            f"a registered heuristic ({', '.join(sorted(known)) or 'none yet'}), got {method!r}",
+        )
+        require(
+            kind.name in known[method].kinds,
+            source,
+            field_name,
+            f"a heuristic that solves {kind.name} ({method} solves {', '.join(known[method].kinds)})",
+        )
+        require(method not in study.methods[:j], source, field_name, f"each method once, got {method!r} twice")
+        repeats = study.repeats if known[method].randomized else 1
+        runs.extend(Run(method, None, r) for r in range(repeats))
+    return tuple(runs)
+
+
+def _options(study: StudySpec, kind: ProblemKind, where: str, source: str) -> dict[str, dict[str, Any]]:
+    for method, opts in study.options.items():
+        field_name = f"{where}.options.{method}"
+        require(
+            method == "exact" or method in study.methods,
+            source,
+            field_name,
+            "options of a method the study runs (exact or one of its methods)",
+        )
+        if method == "exact":
+            if "formulation" in opts:
+                require(
+                    opts["formulation"] in kind.formulations,
+                    source,
+                    f"{field_name}.formulation",
+                    f"one of {', '.join(kind.formulations) or 'none'}, got {opts['formulation']!r}",
+                )
+            continue
+        accepted = _keywords(heuristics()[method].run, skip=("instance", "seed", "time_limit", "adapter"))
+        for name in opts:
+            require(
+                accepted is None or name in accepted,
+                source,
+                f"{field_name}.{name}",
+                f"an option of {method} ({', '.join(accepted or ()) or 'it takes none'})",
+            )
+    return {method: normalise(opts) for method, opts in study.options.items()}
+
+
+def _keywords(func: Any, skip: tuple[str, ...]) -> list[str] | None:
+    """The keyword parameters of ``func`` (None when it takes ``**kwargs``: anything goes)."""
+    parameters = inspect.signature(func).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters if p.name not in skip and p.kind is not inspect.Parameter.VAR_POSITIONAL]
+
+
+def _generated_tasks(
+    study: StudySpec, kind: ProblemKind, where: str, source: str, common: dict[str, Any]
+) -> list[InstanceTask]:
+    generator = study.generator
+    assert generator is not None
+    require(
+        generator in kind.generators,
+        source,
+        f"{where}.generator",
+        f"a generator of {kind.name} ({', '.join(kind.generators)}), got {generator!r}",
+    )
+    func = kind.generators[generator]
+    accepted = _keywords(func, skip=())
+    takes_seed = accepted is None or "seed" in accepted
+    for name in study.params:
+        require(name != "seed", source, f"{where}.params.seed", "seeds go under seeds:, not params:")
+        require(
+            accepted is None or name in accepted,
+            source,
+            f"{where}.params.{name}",
+            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})",
+        )
+    seeds = _seeds(study.seeds, where, source)
+    require(
+        takes_seed or seeds == [0],
+        source,
+        f"{where}.seeds",
+        f"one seed at most: generator {generator} takes no seed",
+    )
+    names = list(study.params)
+    choices = []
+    for name in names:
+        value = study.params[name]
+        values = value if isinstance(value, list) else [value]
+        require(bool(values), source, f"{where}.params.{name}", "a value or a non-empty list of values")
+        choices.append([normalise(v) for v in values])
+    tasks = []
+    for combination in itertools.product(*choices):
+        params = dict(zip(names, combination, strict=True))
+        for seed in seeds:
+            seed_value = seed if takes_seed else None
+            tasks.append(
+                InstanceTask(
+                    instance_id=generated_instance_id(kind.name, generator, params, seed_value),
+                    generator=generator,
+                    params=params,
+                    seed=seed_value,
+                    file=None,
+                    data=None,
+                    **common,
+                )
+            )
+    return tasks
+
+
+def _seeds(seeds: Any, where: str, source: str) -> list[int]:
+    if seeds is None:
+        return [0]
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        require(seeds >= 1, source, f"{where}.seeds", f"a count >= 1 or a list of seeds, got {seeds}")
+        return list(range(seeds))
+    require(
+        isinstance(seeds, list) and bool(seeds) and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds),
+        source,
+        f"{where}.seeds",
+        f"a count >= 1 or a non-empty list of integer seeds, got {seeds!r}",
+    )
+    require(len(set(seeds)) == len(seeds), source, f"{where}.seeds", "each seed once")
+    return list(seeds)
+
+
+def _glob(pattern: str, base: Path, where: str, source: str) -> list[Path]:
+    full = pattern if os.path.isabs(pattern) else str(base / pattern)
+    files = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
+    require(bool(files), source, f"{where}.instances", f"a glob that matches instance files, got {pattern!r}")
+    return files
+
+
+def _file_task(file: Path, kind: ProblemKind, base: Path, source: str, common: dict[str, Any]) -> InstanceTask:
+    data = read_json(file)
+    require(
+        isinstance(data, dict) and data.get("problem") == kind.name,
+        str(file),
+        "problem",
+        f"{kind.name!r}, the problem of the study that lists this file",
+    )
+    kind.load(data, str(file))  # bad files are bad input now, not error rows later
+    return InstanceTask(
+        instance_id=file_instance_id(kind.name, data),
+        generator=None,
+        params={},
+        seed=None,
+        file=os.path.relpath(file, base),
+        data=data,
+        **common,
+    )

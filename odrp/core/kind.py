@@ -1,0 +1,88 @@
+"""What every problem kind shares: its registry entry, the evaluation record, one-line schema errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from odrp.core.errors import InputError
+from odrp.core.result import Sense
+from odrp.core.taskview import TaskViewAdapter
+
+Spec = TypeVar("Spec", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """Everything the CLI, the methods and the benchmark runner need to know about one kind.
+
+    - ``load(data, source)``: validate parsed JSON and compile it (bad input raises InputError);
+    - ``evaluate(instance, solution, source)``: the independent evaluator (:class:`Evaluation`);
+    - ``exact(instance, solver=, time_limit=, mip_gap=, **options)``: an
+      :class:`odrp.core.exact.ExactOutcome`; ``formulations`` lists the values of ``formulation=``;
+    - ``generators``: name -> ``f(seed=..., **params) -> instance JSON``;
+    - ``size(instance)``: one number for "gap against instance size" (documented per kind);
+    - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
+    - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
+      measurement; one of ``solvers``).
+    """
+
+    name: str
+    title: str
+    sense: Sense
+    load: Callable[[Any, str], Any]
+    evaluate: Callable[[Any, dict[str, Any], str], Evaluation]
+    schema: Callable[[], dict[str, Any]]
+    generators: dict[str, Callable[..., dict[str, Any]]]
+    exact: Callable[..., Any]
+    size: Callable[[Any], int]
+    size_label: str = "size"
+    solvers: tuple[str, ...] = ("highs", "cbc")
+    default_solver: str = "highs"
+    formulations: tuple[str, ...] = ()
+    default_generator: str = "random"
+    taskview: TaskViewAdapter | None = None
+
+
+@dataclass
+class Evaluation:
+    """The evaluator's verdict on one solution: feasibility, objective and every metric."""
+
+    feasible: bool
+    objective: float | None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    violations: list[str] = field(default_factory=list)
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """``("operators", 2, "max_replicas")`` -> ``"operators[2].max_replicas"``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def validate(spec: type[Spec], data: Any, source: str) -> Spec:
+    """Validate ``data`` against a pydantic schema; the first error becomes an :class:`InputError`."""
+    if not isinstance(data, dict):
+        raise InputError(source, "", f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return spec.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        message = first["msg"]
+        if first["type"] not in ("missing", "extra_forbidden"):
+            message += f" (got {first.get('input')!r})"
+        raise InputError(source, field_path(tuple(first["loc"])), message) from None
+
+
+def require(condition: bool, source: str, field_name: str, expected: str) -> None:
+    """Raise an :class:`InputError` naming ``field_name`` unless ``condition`` holds."""
+    if not condition:
+        raise InputError(source, field_name, expected)

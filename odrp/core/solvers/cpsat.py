@@ -1,0 +1,227 @@
+"""OR-Tools CP-SAT: Pyomo models translated row by row, and CP-SAT models directly.
+
+A Pyomo model is accepted when it has integer variables with finite bounds and integer coefficients
+only: each row and the objective are multiplied by the least common denominator of their coefficients
+(every value read as a fraction with denominator <= 10**6, e.g. 0.1 as 1/10; :func:`integer_scale`).
+A model with a continuous variable, a nonlinear row or a coefficient that is no such fraction is not
+solved: the run ends with status ``error`` and a message saying why. A MIP start becomes CP-SAT hints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import time
+from collections.abc import Iterable
+from fractions import Fraction
+
+import pyomo.environ as pyo
+
+from odrp.core.result import Status, relative_gap
+from odrp.core.solvers.run import SolverRun, model_sense
+
+
+@functools.cache
+def version() -> str:
+    """CP-SAT's name and version (OR-Tools), as recorded in Results."""
+    import ortools
+
+    return f"cpsat {ortools.__version__}"
+
+
+CPSAT_MAX_DENOMINATOR = 10**6
+
+
+class NotIntegral(ValueError):
+    """A model CP-SAT cannot take exactly (continuous variable, nonlinear row, irrational coefficient)."""
+
+
+def integer_scale(values: Iterable[float], max_denominator: int = CPSAT_MAX_DENOMINATOR) -> int:
+    """The least L such that L * v is an integer for every value, each value read as the fraction
+    with denominator <= ``max_denominator`` it equals to 1e-12 (0.1 as 1/10, 2/3 as 2/3)."""
+    lcm = 1
+    for v in values:
+        frac = Fraction(float(v)).limit_denominator(max_denominator)
+        if abs(float(frac) - float(v)) > 1e-12 * max(1.0, abs(float(v))):
+            raise NotIntegral(f"{v!r} is no fraction with a denominator <= {max_denominator}")
+        lcm = math.lcm(lcm, frac.denominator)
+    return lcm
+
+
+def _scaled(coefs: list[float], scale: int) -> list[int]:
+    return [round(c * scale) for c in coefs]
+
+
+def _cpsat_model(model: pyo.ConcreteModel):
+    """Translate ``model`` into CP-SAT: (CpModel, {pyomo var: cp var}, objective scale, objective constant)."""
+    from ortools.sat.python import cp_model
+    from pyomo.repn import generate_standard_repn
+
+    cp = cp_model.CpModel()
+    cpvar: dict[int, tuple[object, object]] = {}
+
+    def variable(var):
+        if id(var) not in cpvar:
+            lb, ub = var.bounds
+            if not (var.is_integer() or var.is_binary()) or lb is None or ub is None:
+                raise NotIntegral(f"variable {var.name} is not an integer variable with finite bounds")
+            cpvar[id(var)] = (var, cp.new_int_var(math.ceil(lb - 1e-9), math.floor(ub + 1e-9), var.name))
+        return cpvar[id(var)][1]
+
+    def linear(expr, what: str):
+        repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
+        if not repn.is_linear():
+            raise NotIntegral(f"{what} is not linear")
+        return list(repn.linear_vars), [float(c) for c in repn.linear_coefs], float(repn.constant or 0.0)
+
+    for con in model.component_data_objects(pyo.Constraint, active=True):
+        xs, coefs, constant = linear(con.body, f"constraint {con.name}")
+        lo = None if con.lower is None else pyo.value(con.lower) - constant
+        up = None if con.upper is None else pyo.value(con.upper) - constant
+        try:
+            scale = integer_scale([*coefs, *(b for b in (lo, up) if b is not None)])
+        except NotIntegral as error:
+            raise NotIntegral(f"constraint {con.name}: {error}") from None
+        terms = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
+        low = -cp_model.INT_MAX if lo is None else round(lo * scale)
+        high = cp_model.INT_MAX if up is None else round(up * scale)
+        if isinstance(terms, int):  # no variable left: a constant row
+            if not low <= 0 <= high:
+                cp.add_bool_or([])  # infeasible
+            continue
+        cp.add_linear_constraint(terms, low, high)
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    xs, coefs, constant = linear(objective.expr, "the objective")
+    try:
+        scale = integer_scale(coefs)
+    except NotIntegral as error:
+        raise NotIntegral(f"objective: {error}") from None
+    expr = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
+    if objective.sense == pyo.maximize:
+        cp.maximize(expr)
+    else:
+        cp.minimize(expr)
+    for var in model.component_data_objects(pyo.Var, active=True):
+        if not var.fixed:
+            variable(var)
+    return cp, list(cpvar.values()), scale, constant
+
+
+def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool = False) -> SolverRun:
+    began = time.perf_counter()
+    try:
+        cp, variables, scale, constant = _cpsat_model(model)
+    except NotIntegral as error:
+        message = f"CP-SAT needs integer variables and coefficients it can scale exactly: {error}"
+        return SolverRun(version(), "error", None, None, None, time.perf_counter() - began, message)
+    hinted = 0
+    if warm_start:  # CP-SAT takes a start as hints, completed and repaired by its own search
+        for var, cpv in variables:
+            if var.value is not None:
+                cp.add_hint(cpv, round(var.value))
+                hinted += 1
+    left = None if time_limit is None else max(0.01, float(time_limit) - (time.perf_counter() - began))
+    run, solver = run_cpsat(cp, model_sense(model), left, mip_gap, workers=0)  # 0: CP-SAT's own worker count
+    if run.has_solution:
+        for var, cpv in variables:
+            var.set_value(solver.value(cpv), skip_validation=True)
+    objective = None if run.objective is None else run.objective / scale + constant
+    bound = None if run.bound is None else run.bound / scale + constant
+    return dataclasses.replace(
+        run,
+        objective=objective,
+        bound=bound,
+        gap=relative_gap(objective, bound, model_sense(model)),  # type: ignore[arg-type]
+        runtime_s=time.perf_counter() - began,
+        warm_start={"accepted": None, "objective": None, "log": [f"{hinted} hints"]} if warm_start else None,
+    )
+
+
+CPSAT_PARAMETERS: dict[str, object] = {"presolve_inclusion_work_limit": 0}
+"""Extra CP-SAT parameters (name -> value) for every :func:`run_cpsat`.
+
+``presolve_inclusion_work_limit`` 0 switches off the presolve's inclusion detection, which in CP-SAT 9.15.6755 (the
+newest on PyPI) answers INFEASIBLE on feasible models (google/or-tools#5274, #5293: fixed after that release). A
+throughput rate model that a known placement satisfies was called infeasible with every other setting tried (probing
+off, one or eight workers, symmetry detection off), and the exact method then proved a rate below the optimum; with
+this parameter, or with no presolve, the model is feasible. ``tests/test_throughput_exact.py`` keeps the case."""
+
+
+def run_cpsat(
+    model,
+    sense: str,
+    time_limit: float | None = None,
+    gap_limit: float = 0.0,
+    workers: int = 1,
+    max_solutions: int | None = None,
+    parameters: dict[str, object] | None = None,
+):
+    """Solve an OR-Tools CP-SAT model; returns (SolverRun, the CpSolver that holds the values).
+
+    ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); ``max_solutions`` stops the
+    search after that many improving solutions (status ``feasible``); ``parameters``: CP-SAT parameters for
+    this run (after ``CPSAT_PARAMETERS``). A run stopped by a limit without a decision (wall clock or
+    ``max_deterministic_time``) has status ``time_limit``.
+    """
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = int(workers)
+    solver.parameters.relative_gap_limit = float(gap_limit)
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    for key, value in {**CPSAT_PARAMETERS, **(parameters or {})}.items():
+        setattr(solver.parameters, key, value)
+    limited = time_limit is not None or "max_deterministic_time" in (parameters or {})
+    callback = _StopAfter(max_solutions) if max_solutions is not None else None
+    start = time.perf_counter()
+    code = solver.Solve(model, callback)
+    runtime = time.perf_counter() - start
+    has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    with_objective = model.HasObjective()
+    objective = solver.ObjectiveValue() if has_solution and with_objective else None
+    bound = solver.BestObjectiveBound() if has_solution and with_objective else None
+    gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
+    if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap is not None and gap <= gap_limit):
+        status: Status = "optimal"  # proven, or within the gap limit asked for
+    elif code == cp_model.FEASIBLE and callback is not None and callback.stopped:
+        status = "feasible"
+    elif code == cp_model.INFEASIBLE:
+        status = "infeasible"
+    elif code in (cp_model.FEASIBLE, cp_model.UNKNOWN) and limited:
+        status = "time_limit"
+    elif has_solution:
+        status = "feasible"
+    else:
+        status = "error"
+    run = SolverRun(
+        solver=version(),
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=gap,
+        runtime_s=runtime,
+        message="" if status != "error" else f"CP-SAT ended with {solver.StatusName(code)}",
+    )
+    return run, solver
+
+
+def _StopAfter(count: int):  # a class factory: ortools is imported lazily
+    from ortools.sat.python import cp_model
+
+    class StopAfter(cp_model.CpSolverSolutionCallback):
+        """Stop CP-SAT after ``count`` improving solutions."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.found = 0
+            self.stopped = False
+
+        def on_solution_callback(self) -> None:
+            self.found += 1
+            if self.found >= count:
+                self.stopped = True
+                self.StopSearch()
+
+    return StopAfter()

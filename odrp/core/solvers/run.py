@@ -1,0 +1,63 @@
+"""What every solver backend returns, and what they share.
+
+:class:`SolverRun` is a backend's account of one model: a status from the Result vocabulary (optimal,
+feasible, infeasible, time_limit, error), the incumbent objective, the proven bound and the gap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pyomo.environ as pyo
+
+from odrp.core.result import Status
+
+SOLVERS = ("highs", "cbc", "cpsat")
+DEFAULT_SOLVER = "highs"
+DEFAULT_MIP_GAP = 1e-6
+
+
+@dataclass
+class SolverRun:
+    """What a solver said about one model."""
+
+    solver: str
+    status: Status
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    runtime_s: float
+    message: str = ""
+    warm_start: dict[str, Any] | None = None
+    """With a MIP start: ``accepted`` (the solver took it as an incumbent; None if its log does
+    not say), the start's ``objective`` as the solver computed it, and the solver's ``log`` lines
+    about it."""
+
+    @property
+    def has_solution(self) -> bool:
+        return self.objective is not None
+
+
+def model_sense(model: pyo.ConcreteModel) -> str:
+    objective = next(model.component_data_objects(pyo.Objective, active=True))
+    return "max" if objective.sense == pyo.maximize else "min"
+
+
+@contextlib.contextmanager
+def c_stdout_silenced():
+    """Send the C-level stdout to /dev/null: HiGHS prints some MIP messages there even when silent,
+    which would break ``odrp solve --json`` (one JSON object on stdout)."""
+    import sys
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

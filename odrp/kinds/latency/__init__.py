@@ -1,0 +1,1 @@
+"""Latency-aware placement in the compute continuum (Ecker et al.): kind ``latency``."""

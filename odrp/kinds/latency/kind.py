@@ -1,0 +1,25 @@
+"""Declares the latency kind: loader, evaluator, generators, task view, exact entry and defaults."""
+
+from __future__ import annotations
+
+from odrp.core.kind import ProblemKind
+from odrp.core.taskview import TaskViewAdapter
+from odrp.kinds.latency import generators
+from odrp.kinds.latency.evaluator import evaluate
+from odrp.kinds.latency.exact.model import solve
+from odrp.kinds.latency.instance import NAME, SENSE, load, schema
+from odrp.kinds.latency.taskview import task_solution, task_view
+
+KIND = ProblemKind(
+    name=NAME,
+    title="Latency-aware placement in the compute continuum (Ecker et al.)",
+    sense=SENSE,
+    load=load,
+    evaluate=evaluate,
+    schema=schema,
+    generators={"random": generators.random_topology, "paper": generators.paper_topology},
+    exact=solve,
+    size=lambda instance: instance.n_operators,
+    size_label="operators",
+    taskview=TaskViewAdapter(view=task_view, solution=task_solution),
+)

@@ -1,0 +1,1 @@
+"""Service-chain mapping on bi-modal networks (Asaduzzaman & Maheswaran): kind ``pathmap``."""

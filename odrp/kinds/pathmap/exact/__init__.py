@@ -1,0 +1,1 @@
+"""The exact side of the pathmap kind: the path-based MILP."""

@@ -1,0 +1,23 @@
+"""Declares the pathmap kind: loader, evaluator, generators, exact entry and defaults."""
+
+from __future__ import annotations
+
+from odrp.core.kind import ProblemKind
+from odrp.kinds.pathmap import generators
+from odrp.kinds.pathmap.evaluator import evaluate
+from odrp.kinds.pathmap.exact.model import solve
+from odrp.kinds.pathmap.instance import NAME, SENSE, load, schema
+
+KIND = ProblemKind(
+    name=NAME,
+    title="Pathmap: service-chain mapping on bi-modal networks (Asaduzzaman & Maheswaran)",
+    sense=SENSE,
+    load=load,
+    evaluate=evaluate,
+    schema=schema,
+    generators={"ba": generators.ba_instance, "bimodal": generators.bimodal_instance},
+    exact=solve,
+    size=lambda instance: instance.n_servers,
+    size_label="servers",
+    default_generator="ba",
+)

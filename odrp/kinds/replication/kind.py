@@ -1,0 +1,24 @@
+"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact entry."""
+
+from __future__ import annotations
+
+from odrp.core.kind import ProblemKind
+from odrp.kinds.replication import generators, taskview
+from odrp.kinds.replication.evaluator import evaluate
+from odrp.kinds.replication.exact.solve import FORMULATIONS, solve
+from odrp.kinds.replication.instance import NAME, SENSE, load, schema
+
+KIND = ProblemKind(
+    name=NAME,
+    title="ODRP: joint operator replication and placement (Cardellini et al. 2017)",
+    sense=SENSE,
+    load=load,
+    evaluate=evaluate,
+    schema=schema,
+    generators={"random": generators.random_instance, "debs2015": generators.debs2015},
+    exact=solve,
+    size=lambda instance: instance.n_operators,
+    size_label="operators",
+    formulations=FORMULATIONS,
+    taskview=taskview.ADAPTER,
+)
