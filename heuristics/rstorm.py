@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
-from odrp.core.errors import InputError
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
 
@@ -152,16 +152,28 @@ def _distance(cluster: Cluster, task: Task, node: Node, ref: Node, w: dict[str, 
     return math.sqrt(total)
 
 
+@dataclass(frozen=True)
+class RStormSettings:
+    """Settings of ``rstorm``: the weights of the distance's three terms."""
+
+    weight_cpu: float = field(default=1.0, metadata={"ge": 0})
+    """Weight of the cpu term of the distance to a node."""
+    weight_memory: float = field(default=1.0, metadata={"ge": 0})
+    """Weight of the memory term."""
+    weight_network: float = field(default=1.0, metadata={"ge": 0})
+    """Weight of the network-distance term."""
+
+
 def _rstorm(
-    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
+    instance: Any,
+    *,
+    adapter: TaskViewAdapter,
+    seed: int = 0,
+    time_limit: float | None = None,
+    settings: RStormSettings = RStormSettings(),
 ) -> HeuristicOutcome:
     view = adapter.view(instance)
-    weights = {key.removeprefix("weight_"): float(v) for key, v in options.items() if key.startswith("weight_")}
-    unknown = set(weights) - {"cpu", "memory", "network"}
-    if unknown or len(weights) != len(options):
-        raise InputError(
-            "command line", "--param", f"weight_cpu, weight_memory or weight_network, got {sorted(options)}"
-        )
+    weights = {"cpu": settings.weight_cpu, "memory": settings.weight_memory, "network": settings.weight_network}
     try:
         assignment = rstorm_schedule(view, weights)
     except ValueError as error:
@@ -181,5 +193,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_rstorm,
         description="R-Storm (Peng et al. 2015): BFS task order, nodes nearest to a reference node, memory hard",
         scores_itself=False,
+        settings=RStormSettings,
     ),
 )

@@ -21,6 +21,7 @@ into a solution, which the kind's evaluator judges.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from odrp.core.method import Heuristic, HeuristicOutcome
@@ -54,12 +55,25 @@ def even_schedule(view: TaskView) -> dict[str, str]:
     return {task.id: used[i % len(used)][0] for i, task in enumerate(executor_order(view.tasks))}
 
 
+@dataclass(frozen=True)
+class StormDefaultSettings:
+    """Settings of ``storm_default``."""
+
+    workers: int | None = field(default=None, metadata={"ge": 1})
+    """Storm's ``topology.workers``: slots the topology uses; None: the task view's own (a kind's default)."""
+
+
 def _storm_default(
-    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
+    instance: Any,
+    *,
+    adapter: TaskViewAdapter,
+    seed: int = 0,
+    time_limit: float | None = None,
+    settings: StormDefaultSettings = StormDefaultSettings(),
 ) -> HeuristicOutcome:
     view = adapter.view(instance)
-    if "workers" in options:
-        view = TaskView(view.tasks, view.nodes, view.edges, int(options["workers"]), view.extra)
+    if settings.workers is not None:
+        view = TaskView(view.tasks, view.nodes, view.edges, settings.workers, view.extra)
     assignment = even_schedule(view)
     return HeuristicOutcome(
         solution=adapter.solution(instance, assignment),
@@ -76,5 +90,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_storm_default,
         description="Storm's default EvenScheduler: tasks by component id dealt round-robin over interleaved slots",
         scores_itself=False,
+        settings=StormDefaultSettings,
     ),
 )

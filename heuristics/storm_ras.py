@@ -37,9 +37,9 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
-from odrp.core.errors import InputError
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
 
@@ -183,18 +183,27 @@ def _first_fit(
     return None, progress
 
 
+@dataclass(frozen=True)
+class StormRasSettings:
+    """Settings of ``storm_ras``."""
+
+    max_states: int = field(default=MAX_STATES, metadata={"ge": 1})
+    """Search states before the backtracking search gives up (Storm's ``topology.ras.constraint.max.state.search``)."""
+    cpu_hard: bool = True
+    """Whether cpu is a hard limit on a node, like memory (Storm's default strategy checks both)."""
+
+
 def _storm_ras(
-    instance: Any, *, adapter: TaskViewAdapter, seed: int = 0, time_limit: float | None = None, **options: Any
+    instance: Any,
+    *,
+    adapter: TaskViewAdapter,
+    seed: int = 0,
+    time_limit: float | None = None,
+    settings: StormRasSettings = StormRasSettings(),
 ) -> HeuristicOutcome:
-    unknown = set(options) - {"max_states", "cpu_hard"}
-    if unknown:
-        raise InputError("command line", "--param", f"max_states or cpu_hard, got {sorted(unknown)}")
     view = adapter.view(instance)
     assignment, stats = ras_schedule(
-        view,
-        max_states=int(options.get("max_states", MAX_STATES)),
-        time_limit=time_limit,
-        cpu_hard=bool(options.get("cpu_hard", True)),
+        view, max_states=settings.max_states, time_limit=time_limit, cpu_hard=settings.cpu_hard
     )
     if assignment is None:
         return HeuristicOutcome(
@@ -215,5 +224,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_storm_ras,
         description="Storm's DefaultResourceAwareStrategy: connection-count order, sorted racks/nodes, backtracking",
         scores_itself=False,
+        settings=StormRasSettings,
     ),
 )

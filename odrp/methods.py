@@ -10,14 +10,17 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from odrp.core.kind import ProblemKind
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
+from odrp.core.settings import from_options
 from odrp.core.solvers import DEFAULT_MIP_GAP
 from odrp.registry import KINDS, heuristics
+
+S = TypeVar("S")
 
 
 class UnknownMethod(ValueError):
@@ -71,9 +74,10 @@ def run_method(
 ) -> Result:
     """Run ``method`` on ``instance`` and return the evaluator-checked Result.
 
-    ``options`` go to a heuristic as keyword arguments (an iteration budget, say) and to an exact
-    method as extra keyword arguments of the kind's ``exact``. ``warm_start`` (exact only) is a
-    solution JSON handed to the solver as a MIP start (see :func:`warm_start_solution`).
+    ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
+    ``options:``) turned into the method's settings dataclass by :func:`settings_for`, or that
+    dataclass itself. ``warm_start`` (exact only) is a solution JSON handed to the solver as a MIP
+    start (see :func:`warm_start_solution`).
     """
     start = time.perf_counter()
     if warm_start is not None and method != "exact":
@@ -92,7 +96,10 @@ def run_method(
             settings["formulation"] = formulation
         if warm_start is not None:
             settings["warm_start"] = warm_start
-        outcome = kind.exact(instance, **settings, **(options or {}))
+        if kind.settings is not None:
+            outcome = kind.exact(instance, **settings, settings=settings_for(kind.settings, options))
+        else:
+            outcome = kind.exact(instance, **settings, **(options or {}))
         runtime = time.perf_counter() - start
         run = outcome.run
         return judge(
@@ -109,6 +116,10 @@ def run_method(
             message=run.message,
         )
     heuristic = heuristic_for(method, kind)
+    context: dict[str, Any] = {"adapter": kind.taskview} if heuristic.on_task_view else {}
+    if heuristic.settings is not None:
+        context["settings"] = settings_for(heuristic.settings, options)
+        options = None
     unknown = [key for key in options or {} if not _takes_keyword(heuristic.run, key)]
     if unknown:
         given = ("instance", "seed", "time_limit", "adapter")
@@ -116,7 +127,6 @@ def run_method(
         raise UnknownMethod(
             f"{method} takes no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
         )
-    context = {"adapter": kind.taskview} if heuristic.on_task_view else {}
     out = heuristic.run(instance, seed=seed, time_limit=time_limit, **context, **(options or {}))
     runtime = time.perf_counter() - start
     return judge(
@@ -133,6 +143,19 @@ def run_method(
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
         scores_itself=heuristic.scores_itself,
     )
+
+
+def settings_for(
+    cls: type[S], options: S | Mapping[str, Any] | None, *, source: str = "command line", where: str = "--param"
+) -> S:
+    """A method's settings: ``options`` itself when it is already a ``cls``, else ``cls`` built from the mapping.
+
+    A name that is no setting of the method, or a value that does not fit, is bad input naming
+    ``where.NAME`` (see :func:`odrp.core.settings.from_options`).
+    """
+    if isinstance(options, cls):
+        return options
+    return from_options(cls, dict(options or {}), source=source, where=where)  # type: ignore[arg-type]
 
 
 def heuristic_status(out: HeuristicOutcome, sense: Sense) -> Status:

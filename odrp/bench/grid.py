@@ -57,6 +57,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFlo
 from odrp.core.errors import InputError, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.io import read_json
+from odrp.methods import settings_for
 from odrp.registry import KINDS, heuristics, load_plugins
 
 # ------------------------------------------------------------------------------------- the schema
@@ -320,8 +321,15 @@ def _options(study: StudySpec, kind: ProblemKind, where: str, source: str) -> di
                     f"{field_name}.formulation",
                     f"one of {', '.join(kind.formulations) or 'none'}, got {opts['formulation']!r}",
                 )
+            if kind.settings is not None:
+                rest = {name: value for name, value in opts.items() if name != "formulation"}
+                settings_for(kind.settings, rest, source=source, where=field_name)
             continue
-        accepted = _keywords(heuristics()[method].run, skip=("instance", "seed", "time_limit", "adapter"))
+        heuristic = heuristics()[method]
+        if heuristic.settings is not None:
+            settings_for(heuristic.settings, opts, source=source, where=field_name)
+            continue
+        accepted = _keywords(heuristic.run, skip=("instance", "seed", "time_limit", "adapter"))
         for name in opts:
             require(
                 accepted is None or name in accepted,

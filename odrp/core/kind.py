@@ -21,8 +21,10 @@ class ProblemKind:
 
     - ``load(data, source)``: validate parsed JSON and compile it (bad input raises InputError);
     - ``evaluate(instance, solution, source)``: the independent evaluator (:class:`Evaluation`);
-    - ``exact(instance, solver=, time_limit=, mip_gap=, **options)``: an
-      :class:`odrp.core.exact.ExactOutcome`; ``formulations`` lists the values of ``formulation=``;
+    - ``exact(instance, solver=, time_limit=, mip_gap=, settings=)``: an
+      :class:`odrp.core.exact.ExactOutcome`; ``formulations`` lists the values of ``formulation=``,
+      and ``settings`` is the frozen dataclass of the exact method's tunables
+      (:mod:`odrp.core.settings`);
     - ``generators``: name -> ``f(seed=..., **params) -> instance JSON``;
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
     - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
@@ -45,6 +47,7 @@ class ProblemKind:
     formulations: tuple[str, ...] = ()
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None
+    settings: type | None = None
 
 
 @dataclass

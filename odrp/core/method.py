@@ -1,11 +1,13 @@
 """What a method other than the exact one is: a heuristic's declaration and its answer.
 
-A heuristic is a function ``run(instance, *, seed, time_limit, **options) -> HeuristicOutcome``; it
-must be deterministic for a given seed (and, where it has one, a given iteration budget). The caller
-(:func:`odrp.methods.run_method`) times it and has the kind's evaluator re-score its solution.
-Heuristic modules declare their heuristics in a module-level tuple ``HEURISTICS``; the registry
-(:mod:`odrp.registry`) is the one place that collects them. Compiled instances carry ``kind`` (the
-kind's name), so one heuristic can serve several kinds.
+A heuristic is a function ``run(instance, *, seed, time_limit, settings) -> HeuristicOutcome``, where
+``settings`` is an instance of the frozen dataclass the heuristic declares (:mod:`odrp.core.settings`;
+a heuristic without settings declares none and takes none). It must be deterministic for a given
+seed (and, where it has one, a given iteration budget). The caller (:func:`odrp.methods.run_method`)
+times it and has the kind's evaluator re-score its solution. Heuristic modules declare their
+heuristics in a module-level tuple ``HEURISTICS``; the registry (:mod:`odrp.registry`) is the one
+place that collects them. Compiled instances carry ``kind`` (the kind's name), so one heuristic can
+serve several kinds.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ class Heuristic:
     ``verified`` meaning "the evaluator found the placement feasible". Every heuristic that
     computes a score must report it and is verified against the evaluator's.
 
+    ``settings`` is the frozen dataclass of the heuristic's tunables (None: it has none); the
+    caller builds it from ``--param`` or a grid's ``options:`` and passes it as ``settings=``.
+
     ``on_task_view`` marks Storm's schedulers, which see any kind through its task view: they apply
     to every kind that has one (the registry fills in ``kinds``), and ``run`` receives the kind's
     :class:`~odrp.core.taskview.TaskViewAdapter` as the keyword ``adapter``.
@@ -53,3 +58,4 @@ class Heuristic:
     randomized: bool = False
     scores_itself: bool = True
     on_task_view: bool = False
+    settings: type | None = None

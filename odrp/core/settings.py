@@ -1,0 +1,137 @@
+"""Settings as data: every tunable of a method is a field of one frozen dataclass.
+
+Each exact method and each heuristic declares a frozen dataclass of its settings, with a docstring
+under every field saying what it does. Its defaults are the method's defaults; callers change a
+field with :func:`dataclasses.replace` and pass the object in (it is pickled as it is to worker
+processes). Nothing is read from module globals.
+
+:func:`from_options` builds such an object from ``name -> value`` pairs, as they come from the
+command line (``--param NAME=VALUE``, values as text) or from a grid file (values as YAML gives them):
+each value is converted to its field's type and checked, and anything else is bad input naming
+the option. A field may bound its value with ``dataclasses.field(metadata={"ge": 0})`` (also
+``"gt"``, ``"le"``, ``"lt"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+from odrp.core.errors import InputError
+
+S = TypeVar("S")
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def from_options(
+    cls: type[S], options: Mapping[str, Any], *, source: str = "command line", where: str = "--param"
+) -> S:
+    """``cls()`` with the fields named in ``options`` replaced by their converted values.
+
+    Raises :class:`InputError` naming ``where.NAME`` for a name that is no field of ``cls`` or a
+    value that does not fit the field's type or bounds.
+    """
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for name, raw in options.items():
+        if name not in fields:
+            known = ", ".join(sorted(fields)) or "none"
+            raise InputError(source, _field(where, name), f"an option of this method ({known})")
+        values[name] = convert(raw, hints[name], fields[name].metadata, source, _field(where, name))
+    return cls(**values)
+
+
+def _field(where: str, name: str) -> str:
+    """``--param NAME`` on the command line, ``studies[0].options.greedy.NAME`` in a file."""
+    if not where:
+        return name
+    return f"{where} {name}" if where.startswith("--") else f"{where}.{name}"
+
+
+def names(cls: type) -> tuple[str, ...]:
+    """The option names of a settings class."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+
+
+def convert(raw: Any, hint: Any, metadata: Mapping[str, Any], source: str, field_name: str) -> Any:
+    """``raw`` as a value of type ``hint`` within the bounds in ``metadata``; InputError otherwise."""
+    value = _typed(raw, hint, source, field_name)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        for key, ok, word in (
+            ("ge", lambda v, b: v >= b, ">="),
+            ("gt", lambda v, b: v > b, ">"),
+            ("le", lambda v, b: v <= b, "<="),
+            ("lt", lambda v, b: v < b, "<"),
+        ):
+            if key in metadata and not ok(value, metadata[key]):
+                raise InputError(source, field_name, f"a number {word} {metadata[key]}, got {_short(raw)}")
+    return value
+
+
+def _typed(raw: Any, hint: Any, source: str, field_name: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(hint)
+        if type(None) in options and (raw is None or (isinstance(raw, str) and raw.lower() in ("none", "null"))):
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _typed(raw, option, source, field_name)
+            except InputError as error:
+                errors.append(error.expected)
+        raise InputError(source, field_name, " or ".join(errors))
+    if origin is Literal:
+        choices = typing.get_args(hint)
+        for choice in choices:
+            if raw == choice or (isinstance(raw, str) and raw == str(choice)):
+                return choice
+        raise InputError(source, field_name, f"one of {', '.join(map(str, choices))}, got {_short(raw)}")
+    if hint is bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in _TRUE | _FALSE:
+            return raw.lower() in _TRUE
+        raise InputError(source, field_name, f"true or false, got {_short(raw)}")
+    if hint is int:
+        if isinstance(raw, int) and not isinstance(raw, bool):
+            return raw
+        if isinstance(raw, float) and raw.is_integer():
+            return int(raw)
+        if isinstance(raw, str):
+            try:
+                return int(raw)
+            except ValueError:
+                pass
+        raise InputError(source, field_name, f"an integer, got {_short(raw)}")
+    if hint is float:
+        value: float | None = None
+        if isinstance(raw, int | float) and not isinstance(raw, bool):
+            value = float(raw)
+        elif isinstance(raw, str):
+            try:
+                value = float(raw)
+            except ValueError:
+                value = None
+        if value is None or not math.isfinite(value):
+            raise InputError(source, field_name, f"a finite number, got {_short(raw)}")
+        return value
+    if hint is str:
+        if isinstance(raw, str):
+            return raw
+        raise InputError(source, field_name, f"text, got {_short(raw)}")
+    raise InputError(source, field_name, f"a value this option cannot take from text ({hint}), got {_short(raw)}")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
