@@ -35,11 +35,7 @@ def test_a_users_own_heuristics_and_benchmarks_folders_do_not_break_the_toolkit(
     assert json.loads(solved.stdout)["verified"] is True
     code = "import odrp.registry, odrp.bench.runner, odrp.heuristics.storm as m; print(m.__file__)"
     imported = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import odrp.registry, odrp.bench.runner, odrp.heuristics.storm as s; print(s.__file__)",
-        ],
+        [sys.executable, "-c", code],
         cwd=tmp_path,
         capture_output=True,
         text=True,
