@@ -36,11 +36,14 @@ import platform
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+import odrp
 
 FORMAT = "odrp-bench/1"
 ROWS = "rows"
@@ -234,10 +237,7 @@ def stored_instances(out: str | Path) -> dict[str, StoredInstance]:
 
 def versions() -> dict[str, str]:
     """Versions of the toolkit, Python, the data stack and the solvers."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    import odrp
-    from odrp.core.solvers import SOLVERS, solver_version
+    from odrp.core.solvers import SOLVERS, solver_version  # only here: the report reads datasets without solvers
 
     out = {"odrp-toolkit": odrp.__version__, "python": platform.python_version()}
     for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools"):
