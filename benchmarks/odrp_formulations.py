@@ -5,7 +5,7 @@
     python -m benchmarks.odrp_formulations --paper-cbc     # also the paper model with CBC (slow)
     python -m benchmarks.odrp_formulations --large         # 12 nodes x 16 operators, k = 3
     python -m benchmarks.odrp_formulations --large --seeds 1,2,3,4,5 --profiles response_time,balanced --baseline
-                                                           # ... beside the compact model alone (before)
+                                                           # ... beside the compact model alone
     python -m benchmarks.odrp_formulations --table3        # replica counts against the paper's Table 3
 
 Prints markdown tables: model sizes, build and solve times, the paper/compact time ratio, and
@@ -15,17 +15,19 @@ The wall-clock seconds follow in brackets where they matter, with the load avera
 
 "compact" solves the response-time model (``odrp.kinds.replication.exact.response``, column "model":
 response) when only w_r and w_a are nonzero; its time includes the local-search start.
-``--baseline`` adds the compact model itself on those instances (``response_model=False``).
+``--baseline`` adds the compact model itself on those instances (setting ``response_model=False``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import statistics
 import time
 
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.exact.solve import solve
 from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.kinds.replication.instance import load
@@ -52,9 +54,9 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def timed_solve(inst, formulation: str, solver: str, time_limit: float | None, **options):
+def timed_solve(inst, formulation: str, solver: str, time_limit: float | None, settings: OdrpSettings | None = None):
     wall, cpu = time.perf_counter(), cpu_seconds()
-    out = solve(inst, solver=solver, formulation=formulation, time_limit=time_limit, **options)
+    out = solve(inst, solver=solver, formulation=formulation, time_limit=time_limit, settings=settings)
     out.stats["total_s"] = cpu_seconds() - cpu
     out.stats["wall_s"] = time.perf_counter() - wall
     return out
@@ -164,7 +166,8 @@ def large_table(seeds: list[int], time_limit: float, pinned: str, profiles: list
                 "" if start is None else f"{start:.6f}",
             ]
             if baseline and out.stats.get("model") == "response":
-                cells += _outcome(timed_solve(inst, "compact", "highs", time_limit, response_model=False))
+                plain = dataclasses.replace(OdrpSettings(), response_model=False)
+                cells += _outcome(timed_solve(inst, "compact", "highs", time_limit, plain))
             elif baseline:
                 cells += ["(the same model)", "", "", ""]
             print("| " + " | ".join(cells) + " |", flush=True)

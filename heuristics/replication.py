@@ -45,7 +45,7 @@ utility F (eq. 21) through the incremental evaluator of :mod:`odrp.heuristics.re
     Tabu search (Glover, Taillard, de Werra, "A user's guide to tabu search", Ann. Oper. Res. 41,
     1993), the metaheuristic Nardelli, Cardellini, Grassi and Lo Presti apply to ODP in "Efficient
     Operator Placement for Distributed Data Stream Processing Applications" (IEEE TPDS 30(8), 2019).
-    Our reading for ODRP: from the greedy placement, each iteration takes the best admissible move
+    Our reading for ODRP: from the start (``start``, as above), each iteration takes the best admissible move
     of the local search's three neighbourhoods together (a seeded sample of at most ``sample``
     moves, default 100, when there are more), even when it lowers F; ties in F go to the lower
     plateau measure. The attributes (operator, node, direction) of a taken move are tabu for a
@@ -54,68 +54,100 @@ utility F (eq. 21) through the incremental evaluator of :mod:`odrp.heuristics.re
     move that beats the best F found; when every move is tabu, the one whose tabu status ends
     first is taken. ``iterations`` (default 300) bounds the search.
 
-Budgets: every heuristic honours ``time_limit`` (seconds) and an evaluation budget for the search
-(``max_evaluations``; the greedy construction and the recreate steps count apart, in
-``construction_evaluations``); the iteration budgets above make the result deterministic for a seed on any
-machine as long as the time limit does not cut the search short (``stats.stopped`` says which
-budget ended it). Each heuristic reports F of its best placement as computed by the incremental
-evaluator; :func:`odrp.methods.judge` checks it against the evaluator.
+Settings: :class:`GreedySettings`, :class:`LocalSearchSettings` and :class:`TabuSettings`
+(``--param NAME=VALUE``; the names above). Budgets: the searches honour ``time_limit`` (seconds)
+and an evaluation budget (``max_evaluations``); the greedy construction and the recreate steps are
+never cut short and count apart, in ``construction_evaluations``. The iteration budgets above make
+the result deterministic for a seed on any machine as long as the time limit does not cut the
+search short (``stats.stopped`` says which budget ended it). Each heuristic reports F of its best
+placement as computed by the incremental evaluator; :func:`odrp.methods.judge` checks it against
+the evaluator.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from odrp.core.budget import Budget
+from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.heuristics.replication_moves import LEVELS, Move, attributes, neighbourhood, realise, shifted
 from odrp.heuristics.replication_state import PlacementState, Tables
-
-from odrp.core.errors import InputError
-from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
 IMPROVEMENT = 1e-12
 """A move improves F when it raises it by more than this, relative to max(1, |F|)."""
 
 
-# ------------------------------------------------------------------------------------- budgets
+# ------------------------------------------------------------------------------------ settings
+
+
+@dataclass(frozen=True)
+class GreedySettings:
+    """Settings of ``odrp_greedy``."""
+
+    utilisation: float = field(default=0.8, metadata={"gt": 0})
+    """Target utilisation lambda_i / (k mu_i) of a replica: each operator gets the fewest replicas
+    k <= k_i that reach it (k_i when none does)."""
+
+
+@dataclass(frozen=True)
+class SearchSettings(GreedySettings):
+    """What ``odrp_local_search`` and ``odrp_tabu`` share: their start and their evaluation budget."""
+
+    start: Literal["greedy", "random"] | dict[str, Any] = "greedy"
+    """The start: the greedy placement, a random feasible one (seeded), or a solution JSON. When the
+    chosen construction finds no placement, the other one is tried."""
+    max_evaluations: int | None = field(default=None, metadata={"ge": 0})
+    """Evaluations of F the search may spend (None: no limit); the constructions (greedy, recreate)
+    count apart and are never cut short."""
+
+
+@dataclass(frozen=True)
+class LocalSearchSettings(SearchSettings):
+    """Settings of ``odrp_local_search``."""
+
+    restarts: int = field(default=40, metadata={"ge": 0})
+    """Ruin-and-recreate restarts from the best placement after the first descent."""
+    ruin: int | None = field(default=None, metadata={"ge": 1})
+    """Connected operators a restart takes off and puts back (None: a third of them, at least 2)."""
+
+
+@dataclass(frozen=True)
+class TabuSettings(SearchSettings):
+    """Settings of ``odrp_tabu``."""
+
+    iterations: int = field(default=300, metadata={"ge": 0})
+    """Iterations of the tabu search (one move each)."""
+    sample: int = field(default=100, metadata={"ge": 1})
+    """Moves evaluated per iteration at most (a seeded sample when the neighbourhood is larger)."""
+    tenure_min: int = field(default=4, metadata={"ge": 0})
+    """Least tabu tenure, in iterations (each attribute draws its tenure uniformly)."""
+    tenure_max: int = field(default=10, metadata={"ge": 0})
+    """Largest tabu tenure, in iterations (raised to ``tenure_min`` when below it)."""
+
+
+# ------------------------------------------------------------------------------------- effort
 
 
 @dataclass
-class Budget:
-    """Evaluations of F and wall-clock time a heuristic may spend.
+class Effort:
+    """What a run spends: its :class:`~odrp.core.budget.Budget`, one step per evaluation of F in the
+    search, and the evaluations of the constructions (greedy, recreate), which no budget cuts
+    short (they would leave a partial placement)."""
 
-    ``max_evaluations`` caps the search (local search, tabu); the greedy construction is not cut
-    short (it would leave no placement) and counts its evaluations apart, in ``construction``.
-    """
-
-    time_limit: float | None = None
-    max_evaluations: int | None = None
-    evaluations: int = 0
+    budget: Budget = field(default_factory=Budget)
     construction: int = 0
-    started: float = field(default_factory=time.perf_counter)
-    stopped: str = ""
-
-    def spend(self) -> bool:
-        """Count one evaluation; False once a budget is used up (and remember which)."""
-        if self.stopped:
-            return False
-        if self.max_evaluations is not None and self.evaluations >= self.max_evaluations:
-            self.stopped = "max_evaluations"
-            return False
-        if self.time_limit is not None and time.perf_counter() - self.started >= self.time_limit:
-            self.stopped = "time_limit"
-            return False
-        self.evaluations += 1
-        return True
 
     def stats(self) -> dict[str, Any]:
+        """Evaluations spent and which limit ended the search (``max_evaluations``, ``time_limit``
+        or ``completed``)."""
+        stopped = {"max_steps": "max_evaluations"}.get(self.budget.stopped, self.budget.stopped)
         return {
-            "evaluations": self.evaluations,
+            "evaluations": self.budget.steps,
             "construction_evaluations": self.construction,
-            "stopped": self.stopped or "completed",
+            "stopped": stopped or "completed",
         }
 
 
@@ -150,7 +182,7 @@ def placement_order(inst: OdrpInstance) -> list[int]:
     return pinned + [i for i in inst.topological_order if len(inst.candidates[i]) > 1]
 
 
-def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[int, int], budget: Budget) -> bool:
+def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[int, int], effort: Effort) -> bool:
     """Add ``replicas[i]`` replicas of each operator (in the given order) one by one, each on the
     candidate node with room that leaves F of the partial placement highest; False if one fits
     nowhere. The greedy's placement step, and the recreate step of the local search's restarts."""
@@ -165,7 +197,7 @@ def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[
                     continue
                 undo = state.apply([(i, shifted(state.counts[i], v, 1))])
                 f = state.utility()
-                budget.construction += 1
+                effort.construction += 1
                 state.revert(undo)
                 together = sum(state.counts[j].get(v, 0) for j in t.neighbours[i])
                 key = (round(f, 12), together, t.capacity[v] - state.load[v], -v)
@@ -178,24 +210,24 @@ def insert_replicas(state: PlacementState, operators: list[int], replicas: dict[
     return True
 
 
-def greedy_state(tables: Tables, replicas: list[int], budget: Budget) -> PlacementState | None:
+def greedy_state(tables: Tables, replicas: list[int], effort: Effort) -> PlacementState | None:
     """Place ``replicas[i]`` replicas of every operator one by one (see the module docstring)."""
     state = PlacementState(tables)
-    if not insert_replicas(state, placement_order(tables.inst), dict(enumerate(replicas)), budget):
+    if not insert_replicas(state, placement_order(tables.inst), dict(enumerate(replicas)), effort):
         return None
     return state if state.complete() else None
 
 
-def greedy(tables: Tables, utilisation: float, budget: Budget) -> tuple[PlacementState | None, str]:
+def greedy(tables: Tables, utilisation: float, effort: Effort) -> tuple[PlacementState | None, str]:
     """The greedy placement at the target utilisation, else at the fewest stable counts."""
     inst = tables.inst
     fewest = fewest_stable_replicas(inst)
     if fewest is None:
         return None, "some operator has no stable replica count within max_replicas"
-    state = greedy_state(tables, target_replicas(inst, utilisation), budget)
+    state = greedy_state(tables, target_replicas(inst, utilisation), effort)
     if state is not None:
         return state, ""
-    state = greedy_state(tables, fewest, budget)
+    state = greedy_state(tables, fewest, effort)
     if state is not None:
         return state, "target replica counts did not fit; placed the fewest stable counts"
     return None, "greedy found no placement within capacity"
@@ -230,7 +262,7 @@ def random_state(tables: Tables, rng: random.Random, attempts: int = 50) -> Plac
 # ------------------------------------------------------------------------------- local search
 
 
-def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
+def descend(state: PlacementState, rng: random.Random, effort: Effort) -> float:
     """First-improvement descent over the moves of :data:`LEVELS`, in that order; a move is taken
     when it raises F, or leaves F flat and lowers the plateau measure (see PlacementState)."""
     f = state.utility()
@@ -241,7 +273,7 @@ def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
             moves = list(generate(state))
             rng.shuffle(moves)
             for move in moves:
-                if not budget.spend():
+                if not effort.budget.spend():
                     return f
                 undo = state.apply(realise(state, move))
                 g = state.utility()
@@ -260,7 +292,7 @@ def descend(state: PlacementState, rng: random.Random, budget: Budget) -> float:
             return f
 
 
-def ruin_and_recreate(state: PlacementState, rng: random.Random, size: int, budget: Budget) -> bool:
+def ruin_and_recreate(state: PlacementState, rng: random.Random, size: int, effort: Effort) -> bool:
     """Take every replica of ``size`` connected operators off (a random movable operator and,
     breadth first in random order, its neighbours in the DAG), give each a random stable replica
     count (its current one with probability 1/2) and put them back with the greedy insertion.
@@ -284,23 +316,23 @@ def ruin_and_recreate(state: PlacementState, rng: random.Random, size: int, budg
         counts[i] = state.total[i] if rng.random() < 0.5 else rng.choice(stable)
         state.set_operator(i, {})
     order = [i for i in t.inst.topological_order if i in counts]
-    return insert_replicas(state, order, counts, budget)
+    return insert_replicas(state, order, counts, effort)
 
 
 def iterated_local_search(
-    start: PlacementState, rng: random.Random, budget: Budget, restarts: int, ruin: int
+    start: PlacementState, rng: random.Random, effort: Effort, restarts: int, ruin: int
 ) -> tuple[Placement, dict[str, Any]]:
     state = start
-    best_f = descend(state, rng, budget)
+    best_f = descend(state, rng, effort)
     best = state.placement()
     descents, improvements, last = 1, 0, 0
     for restart in range(1, restarts + 1):
-        if budget.stopped:
+        if effort.budget.stopped:
             break
         state = PlacementState(state.t, best)
-        if not ruin_and_recreate(state, rng, ruin, budget):
+        if not ruin_and_recreate(state, rng, ruin, effort):
             continue
-        f = descend(state, rng, budget)
+        f = descend(state, rng, effort)
         descents += 1
         if _better(f, best_f):
             best_f, best = f, state.placement()
@@ -314,7 +346,7 @@ def iterated_local_search(
 def tabu_search(
     start: PlacementState,
     rng: random.Random,
-    budget: Budget,
+    effort: Effort,
     iterations: int,
     sample: int,
     tenure: tuple[int, int],
@@ -332,7 +364,7 @@ def tabu_search(
         chosen: tuple[float, float, Move, list[tuple[int, int, int]]] | None = None
         oldest: tuple[int, float, Move, list[tuple[int, int, int]]] | None = None
         for move in moves:
-            if not budget.spend():
+            if not effort.budget.spend():
                 break
             attrs = attributes(move)
             # a tabu move reverses a recent one: it puts back what left, or takes off what came
@@ -360,7 +392,7 @@ def tabu_search(
         done = it + 1
         if _better(f, best_f):
             best_f, best = f, state.placement()
-        if budget.stopped:
+        if effort.budget.stopped:
             break
     return best, {"iterations": done}
 
@@ -368,35 +400,34 @@ def tabu_search(
 # ------------------------------------------------------------------------------ the entry points
 
 
-def _outcome(tables: Tables, placement: Placement, budget: Budget, stats: dict[str, Any], message: str = ""):
+def _outcome(tables: Tables, placement: Placement, effort: Effort, stats: dict[str, Any], message: str = ""):
     final = PlacementState(tables, placement)
     return HeuristicOutcome(
         solution=solution_json(tables.inst, placement),
         objective=final.utility(),
-        stats={**stats, **budget.stats(), "runtime_s": time.perf_counter() - budget.started},
+        stats={**stats, **effort.stats(), "runtime_s": effort.budget.elapsed()},
         message=message,
     )
 
 
-def _failure(message: str, budget: Budget) -> HeuristicOutcome:
-    return HeuristicOutcome(solution=None, objective=None, stats=budget.stats(), message=message)
+def _failure(message: str, effort: Effort) -> HeuristicOutcome:
+    return HeuristicOutcome(solution=None, objective=None, stats=effort.stats(), message=message)
 
 
 def _start_state(
-    tables: Tables, start: Any, rng: random.Random, utilisation: float, budget: Budget
+    tables: Tables, settings: SearchSettings, rng: random.Random, effort: Effort
 ) -> tuple[PlacementState | None, str]:
+    start = settings.start
     if isinstance(start, dict):
         placement = parse_solution(tables.inst, start, "start")
         state = PlacementState(tables, placement)
         return (state, "") if state.complete() else (None, "the start placement is infeasible")
-    if start not in ("greedy", "random"):
-        raise InputError("options", "start", f"greedy, random or a solution JSON, got {start!r}")
     if fewest_stable_replicas(tables.inst) is None:
         return None, "some operator has no stable replica count within max_replicas"
 
     def build(kind: str) -> tuple[PlacementState | None, str]:
         if kind == "greedy":
-            return greedy(tables, utilisation, budget)
+            return greedy(tables, settings.utilisation, effort)
         state = random_state(tables, rng)
         return state, "" if state is not None else "no random placement fitted within capacity"
 
@@ -413,15 +444,15 @@ def run_greedy(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    utilisation: float = 0.8,
-    max_evaluations: int | None = None,
+    settings: GreedySettings = GreedySettings(),
 ) -> HeuristicOutcome:
-    budget = Budget(time_limit, max_evaluations)
+    """``odrp_greedy`` (module docstring); deterministic, the seed is not used."""
+    effort = Effort(Budget(time_limit))
     tables = Tables(instance)
-    state, message = greedy(tables, float(utilisation), budget)
+    state, message = greedy(tables, settings.utilisation, effort)
     if state is None:
-        return _failure(message, budget)
-    return _outcome(tables, state.placement(), budget, {"utilisation": utilisation}, message)
+        return _failure(message, effort)
+    return _outcome(tables, state.placement(), effort, {"utilisation": settings.utilisation}, message)
 
 
 def run_local_search(
@@ -429,22 +460,19 @@ def run_local_search(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    start: Any = "greedy",
-    restarts: int = 40,
-    ruin: int | None = None,
-    utilisation: float = 0.8,
-    max_evaluations: int | None = None,
+    settings: LocalSearchSettings = LocalSearchSettings(),
 ) -> HeuristicOutcome:
-    budget = Budget(time_limit, max_evaluations)
+    """``odrp_local_search`` (module docstring)."""
+    effort = Effort(Budget(time_limit, settings.max_evaluations))
     tables = Tables(instance)
     rng = random.Random(seed)
-    state, message = _start_state(tables, start, rng, float(utilisation), budget)
+    state, message = _start_state(tables, settings, rng, effort)
     if state is None:
-        return _failure(message, budget)
+        return _failure(message, effort)
     start_f = state.utility()
-    size = max(2, -(-tables.n_ops // 3)) if ruin is None else int(ruin)
-    best, stats = iterated_local_search(state, rng, budget, int(restarts), size)
-    return _outcome(tables, best, budget, {"start_objective": start_f, **stats}, message)
+    size = max(2, -(-tables.n_ops // 3)) if settings.ruin is None else settings.ruin
+    best, stats = iterated_local_search(state, rng, effort, settings.restarts, size)
+    return _outcome(tables, best, effort, {"start_objective": start_f, **stats}, message)
 
 
 def run_tabu(
@@ -452,24 +480,19 @@ def run_tabu(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    start: Any = "greedy",
-    iterations: int = 300,
-    sample: int = 100,
-    tenure_min: int = 4,
-    tenure_max: int = 10,
-    utilisation: float = 0.8,
-    max_evaluations: int | None = None,
+    settings: TabuSettings = TabuSettings(),
 ) -> HeuristicOutcome:
-    budget = Budget(time_limit, max_evaluations)
+    """``odrp_tabu`` (module docstring)."""
+    effort = Effort(Budget(time_limit, settings.max_evaluations))
     tables = Tables(instance)
     rng = random.Random(seed)
-    state, message = _start_state(tables, start, rng, float(utilisation), budget)
+    state, message = _start_state(tables, settings, rng, effort)
     if state is None:
-        return _failure(message, budget)
+        return _failure(message, effort)
     start_f = state.utility()
-    tenure = (int(tenure_min), max(int(tenure_min), int(tenure_max)))
-    best, stats = tabu_search(state, rng, budget, int(iterations), int(sample), tenure)
-    return _outcome(tables, best, budget, {"start_objective": start_f, **stats}, message)
+    tenure = (settings.tenure_min, max(settings.tenure_min, settings.tenure_max))
+    best, stats = tabu_search(state, rng, effort, settings.iterations, settings.sample, tenure)
+    return _outcome(tables, best, effort, {"start_objective": start_f, **stats}, message)
 
 
 HEURISTICS: tuple[Heuristic, ...] = (
@@ -477,6 +500,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         name="odrp_greedy",
         kinds=("odrp",),
         run=run_greedy,
+        settings=GreedySettings,
         description="replicas to a target utilisation (--param utilisation=0.8), then each replica on the node "
         "that lowers F least",
     ),
@@ -484,6 +508,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         name="odrp_local_search",
         kinds=("odrp",),
         run=run_local_search,
+        settings=LocalSearchSettings,
         description="add/remove/move/swap replicas, swap nodes, on improvement of F from the greedy; "
         "ruin-and-recreate restarts (--param restarts=40 ruin=N start=greedy|random)",
         randomized=True,
@@ -492,6 +517,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         name="odrp_tabu",
         kinds=("odrp",),
         run=run_tabu,
+        settings=TabuSettings,
         description="tabu search over add/remove/move/swap moves (Nardelli et al. 2019) "
         "(--param iterations=300 sample=100)",
         randomized=True,

@@ -14,7 +14,7 @@ import statistics
 
 import pytest
 
-from odrp.heuristics.replication import Budget, greedy, random_state, target_replicas
+from odrp.heuristics.replication import Effort, TabuSettings, greedy, random_state, target_replicas
 from odrp.heuristics.replication_moves import neighbourhood, realise
 from odrp.heuristics.replication_state import PlacementState, Tables
 from odrp.kinds.replication.evaluator import evaluate, evaluate_placement
@@ -113,7 +113,7 @@ def test_greedy_on_the_tiny_instance_by_hand():
     """src is pinned on a; op (10 / 15 = 0.67 <= 0.8: one replica) goes to a, where F = 0.9 beats
     0.61 on b (see test_partial_placement_by_hand); a is then full, so snk goes to b."""
     inst = load(TINY)
-    state, message = greedy(Tables(inst), 0.8, Budget())
+    state, message = greedy(Tables(inst), 0.8, Effort())
     assert state is not None and message == ""
     assert state.placement() == [{0: 1}, {0: 1}, {1: 1}]
 
@@ -174,7 +174,7 @@ def test_local_search_from_a_random_start_and_from_a_given_solution():
     from_random = run_method(ODRP, inst, "odrp_local_search", seed=1, options={"start": "random"})
     assert from_random.verified and from_random.objective <= best + 1e-9
     start = run_method(ODRP, inst, "odrp_greedy").solution
-    from_given = run_method(ODRP, inst, "odrp_tabu", options={"start": start, "iterations": 5})
+    from_given = run_method(ODRP, inst, "odrp_tabu", options=TabuSettings(start=start, iterations=5))
     assert from_given.verified
     assert from_given.objective >= from_given.metrics["method_stats"]["start_objective"] - 1e-12
 
@@ -241,7 +241,7 @@ def test_storm_default_is_odp_and_never_beats_the_odrp_optimum():
 def test_bad_heuristic_options_are_one_line_errors(run_cli, tmp_path):
     instance = tmp_path / "tiny.json"
     instance.write_text(json.dumps(TINY))
-    for option, named in (("foo=1", "takes no option foo"), ("start=bogus", "start")):
+    for option, named in (("foo=1", "--param foo: an option of this method"), ("start=bogus", "--param start")):
         proc = run_cli("solve", str(instance), "--method", "odrp_local_search", "--param", option)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and named in proc.stderr, proc.stderr
 

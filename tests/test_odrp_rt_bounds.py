@@ -7,6 +7,7 @@ bounds bind) and tight capacities (so the reduction and the pair conflicts do so
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 
@@ -16,6 +17,7 @@ import pytest
 from odrp.core.solvers import solve as run_solver
 from odrp.kinds.replication.evaluator import evaluate_placement
 from odrp.kinds.replication.exact import reduction, response
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.kinds.replication.instance import OdrpInstance, load
 from odrp.methods import run_method
@@ -123,8 +125,8 @@ def test_path_bounds_and_reduction_keep_every_placement_as_good(seed, operators,
 
 
 @pytest.mark.parametrize(("seed", "operators", "max_replicas", "slots"), [(41, 5, 3, 3), (47, 6, 2, 3)])
-@pytest.mark.parametrize("delay_bound", response.DELAY_BOUNDS)
-def test_model_is_exact_at_every_placement(seed, operators, max_replicas, slots, delay_bound):
+@pytest.mark.parametrize("transport_delay_bound", [True, False])
+def test_model_is_exact_at_every_placement(seed, operators, max_replicas, slots, transport_delay_bound):
     """With a placement fixed, every valid inequality holds and the model's F is the evaluator's.
 
     The model is built with the ceiling R0 (the median response time) and the pair conflicts of
@@ -136,7 +138,7 @@ def test_model_is_exact_at_every_placement(seed, operators, max_replicas, slots,
     out = reduction.reduce(inst, ceiling)
     model = response.build(
         out.instance,
-        response.ResponseOptions(delay_bound),
+        dataclasses.replace(OdrpSettings(), transport_delay_bound=transport_delay_bound),
         conflicts=out.conflicts,
         excluded=out.excluded,
         max_response_time=ceiling,

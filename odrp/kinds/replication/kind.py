@@ -1,10 +1,11 @@
-"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact entry."""
+"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method, settings."""
 
 from __future__ import annotations
 
 from odrp.core.kind import ProblemKind
 from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.exact.solve import FORMULATIONS, solve
 from odrp.kinds.replication.instance import NAME, SENSE, load, schema
 
@@ -21,4 +22,5 @@ KIND = ProblemKind(
     size_label="operators",
     formulations=FORMULATIONS,
     taskview=taskview.ADAPTER,
+    settings=OdrpSettings,
 )

@@ -1,9 +1,10 @@
-"""ODRP, compact exact formulation (our own; same optimum as the paper's ILP, eqs. 22-32).
+"""ODRP, compact exact formulation (ours; the same optimum as the paper's ILP, eqs. 22-32).
 
-The paper enumerates every multiset of nodes per operator (x_{i,U}) and every pair of multisets per
-stream (y_{(i,j),(U,V)}). Every QoS metric of eqs. (1)-(20) depends on a multiset U only through
-(a) its size |U|, (b) which nodes it uses and (c) the share U(u)/|U| of replicas on each node, so
-one family of binaries suffices:
+Model: maximise F (eq. 21) over placements, each operator i a multiset U_i of its candidate nodes
+with a stable size 1 <= |U_i| <= k_i, within node capacities (eq. 23). The paper enumerates every
+multiset per operator (x_{i,U}) and every pair of multisets per stream (y_{(i,j),(U,V)}). Every QoS
+metric of eqs. (1)-(20) depends on a multiset U only through (a) its size |U|, (b) which nodes it
+uses and (c) the share U(u)/|U| of replicas on each node, so one family of binaries suffices:
 
     h[i,u,k,m] = 1  iff  operator i has k replicas, m >= 1 of them on node u,
     w[i,k]     = 1  iff  operator i has k replicas                 (k among the stable counts),
@@ -29,44 +30,48 @@ f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
   (pair weight b_ij for every u != v, no link cost) the diagonal alone is needed:
   T_ij = b_ij lambda_ij (1 - sum_u share(u, u)), and since it is maximised, upper bounds
   g <= h, sum_{k,m} g <= f[j,u] suffice.
-- Round-trip bounds (valid inequalities, optional): with latency-only potentials a (from the
-  sources) and b (to the sinks), every operator i lies on a path of latency a_i + rho_i + b_i; if
-  i has a replica on node u, that path's stream delays add up to at least
-  RT(i,u) = (shortest delay from a candidate node of a source reaching i to u) + (shortest delay
-  from u to a candidate node of a sink reached from i). Hence r >= a_i + rho_i + b_i + RT(i,u)
-  o[i,u], and, when exactly one candidate p of i has RT(i,p) = 0 (pinned sources and sinks),
-  r >= a_i + rho_i + b_i + min_{u != p} RT(i,u) (1 - sum_k h[i,p,k,k]): leaving p costs a round
-  trip. They cut off the LP's mixtures of "everything on the pinned node" with "everything
-  elsewhere", which capacity forbids but the relaxation allows.
 - Availability (eqs. 15, 16): node and link activations z >= o[i,u] and z >= o[i,u] + o[j,v] - 1,
   exact because log A <= 0 is maximised.
 - Objective: F of eq. (21), terms with zero weight left out.
 
-Every term is exact at integer points, so the optimum equals the paper's (tests check it against
-the paper's formulation and brute force).
+Valid inequalities, each switched by a field of
+:class:`~odrp.kinds.replication.exact.settings.OdrpSettings` (both on by default):
+
+- Transport bound (``transport_delay_bound``): the largest delay between used nodes is at least
+  the average delay under any coupling of the two replica distributions f[i,.] and f[j,.], in
+  particular the cheapest one (an earth-mover bound; coupling variables per stream and node pair).
+- Round-trip bounds (``round_trip_bounds``): with latency-only potentials a (from the sources) and
+  b (to the sinks), every operator i lies on a path of latency a_i + rho_i + b_i; if i has a
+  replica on node u, that path's stream delays add up to at least RT(i,u) = (shortest delay from
+  a candidate node of a source reaching i to u) + (shortest delay from u to a candidate node of a
+  sink reached from i). Hence r >= a_i + rho_i + b_i + RT(i,u) o[i,u], and, when exactly one
+  candidate p of i has RT(i,p) = 0 (pinned sources and sinks),
+  r >= a_i + rho_i + b_i + min_{u != p} RT(i,u) (1 - sum_k h[i,p,k,k]): leaving p costs a round
+  trip. They cut off the LP's mixtures of "everything on the pinned node" with "everything
+  elsewhere", which capacity forbids but the relaxation allows.
+
+Every term is exact at integer points and the inequalities hold at every placement, so the optimum
+equals the paper's (tests check it against the paper's formulation and brute force).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 
-@dataclass(frozen=True)
-class CompactOptions:
-    """Switches of the compact model (defaults are the measured best; see benchmarks/)."""
+def build(inst: OdrpInstance, settings: OdrpSettings | None = None) -> pyo.ConcreteModel:
+    """The compact ODRP model of ``inst``; every operator must have a stable replica count.
 
-    transport_delay_bound: bool = True
-    round_trip_bounds: bool = True
-
-
-def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo.ConcreteModel:
-    """The compact ODRP model of ``inst``; every operator must have a stable replica count."""
+    ``settings`` chooses the valid inequalities (``transport_delay_bound``, ``round_trip_bounds``;
+    None: the defaults).
+    """
+    settings = settings or OdrpSettings()
     m = pyo.ConcreteModel(name=f"odrp-compact-{inst.name}")
     ops = range(inst.n_operators)
     counts = {i: inst.replica_counts(i) for i in ops}
@@ -108,7 +113,7 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     terms = []
     w = inst.weights
     if w["response_time"] > 0:
-        r = _response_time(m, inst, counts, levels, used, share, options)
+        r = _response_time(m, inst, counts, levels, used, share, settings)
         terms.append(w["response_time"] * inst.normalised("response_time", r))
     if w["availability"] > 0:
         terms.append(w["availability"] * inst.normalised("availability", _log_availability(m, inst, used)))
@@ -125,7 +130,7 @@ def build(inst: OdrpInstance, options: CompactOptions = CompactOptions()) -> pyo
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: CompactOptions):
+def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings: OdrpSettings):
     ops = range(inst.n_operators)
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
     m.latency = pyo.ConstraintList()
@@ -161,9 +166,7 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: 
                 d = inst.delay[u][v]
                 if u != v and d > 0:
                     m.delay.add(m.delta[s] >= d * (used(i, u) + used(j, v) - 1))
-    if options.transport_delay_bound:
-        # The largest delay between used nodes is at least the average delay under any coupling of
-        # the two replica distributions, in particular the cheapest one (an earth-mover bound).
+    if settings.transport_delay_bound:  # the cheapest coupling's delay (module docstring)
         pairs = [
             (s, u, v)
             for s, st in enumerate(inst.streams)
@@ -199,7 +202,7 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, options: 
         )
 
     response_time_rows(m, inst)
-    if options.round_trip_bounds:
+    if settings.round_trip_bounds:
         _round_trip_bounds(m, inst, counts, used)
     return m.r
 

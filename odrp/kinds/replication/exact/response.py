@@ -1,9 +1,10 @@
 """ODRP, response-time formulation: the compact model's idea with per-node replica counts.
 
-Used (by :func:`odrp.kinds.replication.exact.solve`, formulation ``compact``) when only the response time
-and availability carry weight: neither depends on how replicas pair up across a stream, so the
-pair-share variables of :mod:`.compact` are not needed, and one count per node replaces the
-binaries per replica level.
+Used (by :func:`odrp.kinds.replication.exact.solve.solve`, formulation ``compact``) when only the
+response time and availability carry weight in F (eq. 21; the cost and network weights are 0):
+neither depends on how replicas pair up across a stream, so the pair-share variables of
+:mod:`.compact` are not needed, and one count per node replaces the binaries per replica level.
+The objective is F restricted to those two terms; every term below is exact at integer points.
 
 Variables (k over the stable replica counts of operator i, u over its candidate nodes):
 
@@ -25,22 +26,19 @@ bounds of quantities that are minimised, so it is exact).
   sinks.
 - Availability (eqs. 15, 16): node and link activations as in :mod:`.compact`.
 
-Valid inequalities (each holds at every integer point, so the optimum is unchanged):
+Valid inequalities (each holds at every integer point, so the optimum is unchanged; the first
+three are switched by fields of :class:`~odrp.kinds.replication.exact.settings.OdrpSettings`):
 
-- Transport bound (as in :mod:`.compact`): the largest delay between used nodes is at least the
-  delay of any coupling of the two replica distributions f[i,.] and f[j,.], in particular of the
-  cheapest one (``delay_bound="coupling"``, the default: coupling variables per stream and node
-  pair). ``"kantorovich"`` keeps only dual bounds of that transport problem, without variables:
-  for any potential phi with phi_v - phi_u <= d_uv, the cheapest coupling costs at least
-  sum_v phi_v (f[j,v] - f[i,v]) (weak duality), and both phi_v = D(p, v) and phi_v = -D(v, p)
-  qualify for every node p, D being the shortest-path delays (triangle inequality:
-  D(p, v) - D(p, u) <= D(u, v) <= d_uv). Smaller, slightly weaker; measured slower on 12 x 16.
-- Round-trip bounds of :mod:`.compact` (a path through a replica of i on u pays the delays from
-  the sources' nodes to u and from u to the sinks' nodes), and their replica-weighted average
-  r >= a_i + rho_i + b_i + sum_u RT(i,u) f[i,u], valid because r exceeds the bound of every used
-  node and the shares sum to 1.
-- Path bounds of :mod:`.reduction`: r >= LB(i,u) o[i,u] and r >= sum_u LB(i,u) f[i,u], valid
-  because every placement using (i, u) has response time at least LB(i, u).
+- Transport bound (``transport_delay_bound``, as in :mod:`.compact`): the largest delay between
+  used nodes is at least the delay of any coupling of the two replica distributions f[i,.] and
+  f[j,.], in particular of the cheapest one (coupling variables per stream and node pair).
+- Round-trip bounds (``round_trip_bounds``, those of :mod:`.compact`: a path through a replica of i
+  on u pays the delays from the sources' nodes to u and from u to the sinks' nodes), and their
+  replica-weighted average r >= a_i + rho_i + b_i + sum_u RT(i,u) f[i,u], valid because r exceeds
+  the bound of every used node and the shares sum to 1.
+- Path bounds (``path_bounds``, from :mod:`.reduction`): r >= LB(i,u) o[i,u] and
+  r >= sum_u LB(i,u) f[i,u], valid because every placement using (i, u) has response time at
+  least LB(i, u).
 - With a ceiling R0 on the response time of every placement at least as good as a known one
   (the start of :mod:`.start`; R0 is its response time when w_a = 0): r <= R0, and
   o[i,u] + o[j,v] <= 1 for the stream node pairs and n[i,u,k] = 0 for the replica counts of
@@ -50,24 +48,13 @@ Valid inequalities (each holds at every integer point, so the optimum is unchang
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pyomo.environ as pyo
 
 from odrp.kinds.replication.exact.compact import response_time_rows, round_trip_rows, round_trips
 from odrp.kinds.replication.exact.reduction import lower_bounds
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement
-
-DELAY_BOUNDS = ("coupling", "kantorovich", "none")
-
-
-@dataclass(frozen=True)
-class ResponseOptions:
-    """Switches of the response-time model (defaults are the measured best; see benchmarks/)."""
-
-    delay_bound: str = "coupling"
-    round_trip_bounds: bool = True
-    path_bounds: bool = True
 
 
 def serves(inst: OdrpInstance) -> bool:
@@ -77,15 +64,18 @@ def serves(inst: OdrpInstance) -> bool:
 
 def build(
     inst: OdrpInstance,
-    options: ResponseOptions = ResponseOptions(),
+    settings: OdrpSettings | None = None,
     *,
     conflicts: tuple[tuple[int, int, int, int], ...] = (),
     excluded: tuple[tuple[int, int, int], ...] = (),
     max_response_time: float | None = None,
 ) -> pyo.ConcreteModel:
-    """The response-time model of ``inst``; every operator must have a stable replica count."""
-    if options.delay_bound not in DELAY_BOUNDS:
-        raise ValueError(f"delay_bound: expected one of {', '.join(DELAY_BOUNDS)}, got {options.delay_bound!r}")
+    """The response-time model of ``inst``; every operator must have a stable replica count.
+
+    ``settings`` chooses the valid inequalities (None: the defaults); ``conflicts``, ``excluded``
+    and ``max_response_time`` are the pruning rows of a known placement (see the module docstring).
+    """
+    settings = settings or OdrpSettings()
     m = pyo.ConcreteModel(name=f"odrp-response-{inst.name}")
     ops = range(inst.n_operators)
     cand = inst.candidates
@@ -123,7 +113,7 @@ def build(
 
     terms = []
     if inst.weights["response_time"] > 0:
-        r = _response_time(m, inst, counts, share, options)
+        r = _response_time(m, inst, counts, share, settings)
         if max_response_time is not None:
             m.r.setub(max_response_time)
         terms.append(inst.weights["response_time"] * inst.normalised("response_time", r))
@@ -133,7 +123,7 @@ def build(
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, share, options: ResponseOptions):
+def _response_time(m, inst: OdrpInstance, counts, share, settings: OdrpSettings):
     ops = range(inst.n_operators)
     cand = inst.candidates
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
@@ -161,15 +151,13 @@ def _response_time(m, inst: OdrpInstance, counts, share, options: ResponseOption
                 d = inst.delay[u][v]
                 if u != v and d > 0:
                     m.delay.add(m.delta[s] >= d * (m.o[st.source, u] + m.o[st.target, v] - 1))
-    if options.delay_bound == "kantorovich":
-        _kantorovich_bounds(m, inst, share)
-    elif options.delay_bound == "coupling":
+    if settings.transport_delay_bound:
         _coupling_bounds(m, inst, share)
 
     response_time_rows(m, inst)
-    if options.round_trip_bounds:
+    if settings.round_trip_bounds:
         _round_trip_bounds(m, inst, share)
-    if options.path_bounds:
+    if settings.path_bounds:
         bound = lower_bounds(inst)
         m.path_bound = pyo.ConstraintList()
         for i in ops:
@@ -178,32 +166,6 @@ def _response_time(m, inst: OdrpInstance, counts, share, options: ResponseOption
             for u in cand[i]:
                 m.path_bound.add(m.r >= bound[i, u] * m.o[i, u])
     return m.r
-
-
-def shortest_delays(inst: OdrpInstance) -> list[list[float]]:
-    """D(u, v): the least total delay of a route from u to v over the links (Floyd-Warshall)."""
-    n = inst.n_nodes
-    sp = [list(row) for row in inst.delay]
-    for k in range(n):
-        for a in range(n):
-            for b in range(n):
-                if sp[a][k] + sp[k][b] < sp[a][b]:
-                    sp[a][b] = sp[a][k] + sp[k][b]
-    return sp
-
-
-def _kantorovich_bounds(m, inst: OdrpInstance, share) -> None:
-    sp = shortest_delays(inst)
-    m.delay_bound = pyo.ConstraintList()
-    for s, st in enumerate(inst.streams):
-        i, j = st.source, st.target
-        nodes = sorted(set(inst.candidates[i]) | set(inst.candidates[j]))
-        if len(nodes) == 1:
-            continue
-        moved = {u: share.get((j, u), 0) - share.get((i, u), 0) for u in nodes}  # f[j,u] - f[i,u]
-        for p in nodes:
-            m.delay_bound.add(m.delta[s] >= sum(sp[p][u] * moved[u] for u in nodes))
-            m.delay_bound.add(m.delta[s] >= -sum(sp[u][p] * moved[u] for u in nodes))
 
 
 def _coupling_bounds(m, inst: OdrpInstance, share) -> None:

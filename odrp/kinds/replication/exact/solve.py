@@ -1,5 +1,8 @@
 """Exact ODRP: two formulations with the same optimum, solved with HiGHS or CBC.
 
+Tunables are the fields of :class:`~odrp.kinds.replication.exact.settings.OdrpSettings`
+(``--param NAME=VALUE``); ``formulation`` is a keyword of its own.
+
 ``compact`` (default, :mod:`.compact`) is our replica-level formulation; ``paper`` (:mod:`.paper`)
 is the paper's ILP as written (eqs. 22-32). Both return the placement as solution JSON, and both
 take a warm start (a feasible solution JSON) through their ``set_start`` (see :mod:`odrp.core.exact`).
@@ -14,16 +17,19 @@ the incumbent whose response time prunes the model.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import Any
 
+from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact import compact, paper, reduction, response, start
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
 FORMULATIONS = ("compact", "paper")
@@ -32,21 +38,20 @@ DEFAULT_FORMULATION = "compact"
 
 def solve(
     inst: OdrpInstance,
+    *,
     solver: str = DEFAULT_SOLVER,
-    formulation: str = DEFAULT_FORMULATION,
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
-    response_model: bool = True,
-    local_search: bool = True,
+    formulation: str = DEFAULT_FORMULATION,
     warm_start: dict[str, Any] | None = None,
+    settings: OdrpSettings | None = None,
 ) -> ExactOutcome:
     """Solve an ODRP instance exactly with the given formulation and solver.
 
-    ``warm_start``: a feasible solution JSON handed to the solver as a MIP start.
-
-    ``response_model`` lets ``compact`` switch to :mod:`.response` when it serves the objective;
-    ``local_search`` lets that model start from a local-search placement (both on by default).
+    ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (the incumbent of
+    the response-time model). ``settings``: the method's tunables (None: the defaults).
     """
+    settings = settings or OdrpSettings()
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
     unstable = [inst.operators[i] for i in range(inst.n_operators) if not inst.replica_counts(i)]
@@ -63,8 +68,8 @@ def solve(
         return ExactOutcome(run, None, {"formulation": formulation})
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
-    if formulation == "compact" and response_model and response.serves(inst):
-        outcome = _solve_response(inst, solver, time_limit, mip_gap, local_search, given)
+    if formulation == "compact" and settings.response_model and response.serves(inst):
+        outcome = _solve_response(inst, solver, time_limit, mip_gap, settings, given)
         if start_objective is not None:
             used = outcome.stats.get("start_source") == "warm start"
             outcome.stats["warm_start"] = {
@@ -80,7 +85,7 @@ def solve(
         return outcome
     module = compact if formulation == "compact" else paper
     start_time = time.perf_counter()
-    model = module.build(inst)
+    model = compact.build(inst, settings) if formulation == "compact" else paper.build(inst)
     if given is not None:
         module.set_start(model, inst, given[0])
     build_s = time.perf_counter() - start_time
@@ -97,16 +102,17 @@ def _solve_response(
     solver: str,
     time_limit: float | None,
     mip_gap: float,
-    use_start: bool,
+    settings: OdrpSettings,
     given: tuple[Placement, float] | None = None,
 ) -> ExactOutcome:
     """The response-time model, pruned by the better of a local-search placement and ``given``."""
-    began = time.perf_counter()
+    budget = Budget(time_limit)
+    began = budget.started
     stats: dict[str, Any] = {"formulation": "compact", "model": "response"}
     known = None
-    if use_start and inst.weights["response_time"] > 0:
-        # at most a quarter of the time limit (wall clock) goes to the start
-        known = start.local_search(inst, wall_seconds=None if time_limit is None else time_limit / 4)
+    if settings.local_search and inst.weights["response_time"] > 0:
+        # at most settings.start_share of the time limit (wall clock) goes to the start
+        known = start.local_search(inst, settings, budget.share(settings.start_share))
     if known is not None:
         stats["start_source"] = "local search"
     if given is not None and inst.weights["response_time"] > 0 and (known is None or given[1] > known[1]):
@@ -121,10 +127,11 @@ def _solve_response(
         model_inst, conflicts, excluded = reduced.instance, reduced.conflicts, reduced.excluded
         stats["removed_candidates"], stats["conflicts"] = reduced.removed, len(conflicts)
         stats["excluded_counts"] = len(excluded)
-    model = response.build(model_inst, conflicts=conflicts, excluded=excluded, max_response_time=ceiling)
+    model = response.build(model_inst, settings, conflicts=conflicts, excluded=excluded, max_response_time=ceiling)
     stats["build_s"] = time.perf_counter() - began - stats["start_s"]
     stats.update(model_size(model))
-    remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - began))
+    left = budget.left()
+    remaining = None if left is None else max(1.0, left)
     run = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap)
     stats["solve_s"] = run.runtime_s
     if known is None:
@@ -133,7 +140,7 @@ def _solve_response(
     if run.status == "infeasible":
         # cannot happen in exact arithmetic (the known placement satisfies every added row);
         # rather than trust a numerical verdict, solve the unpruned model
-        return _solve_response(inst, solver, time_limit, mip_gap, use_start=False)
+        return _solve_response(inst, solver, time_limit, mip_gap, dataclasses.replace(settings, local_search=False))
     placement, objective = known
     if run.has_solution and run.objective >= objective:
         placement, objective = response.placement(model, model_inst), run.objective

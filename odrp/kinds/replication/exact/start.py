@@ -11,7 +11,7 @@ split over two candidate nodes.
    capacity left (the fewest replicas of pinned operators are reserved on their node); a
    partial placement is ranked by the largest "start + latency + T(i, u)" over its operators,
    T being the tail bound of :mod:`.reduction` (a lower bound on the response time of every
-   completion), and the ``width`` best are kept.
+   completion), and the ``start_width`` best are kept.
 2. Local search from the beam's placement, scored by F of eq. (21) for the response-time and
    availability terms (the only ones the response-time model serves), computed from the same
    definitions as the evaluator (eqs. 1, 4, 8-11, 15-16); ties are broken by the mean
@@ -22,8 +22,10 @@ split over two candidate nodes.
 - exchange the whole contents of two nodes;
 
 and, between descents, a kick (an exchange of two random operators' nodes and up to two random
-relocations) from the current placement, returning to the best one every ``WALK`` kicks. The
-descents use one-node placements; a last descent uses all. Deterministic for a given ``seed``.
+relocations) from the current placement, returning to the best one every ``start_walk`` kicks. The
+descents use one-node placements; a last descent uses all. Deterministic for a given ``start_seed``
+as long as neither limit cuts it short. The tunables are fields of
+:class:`~odrp.kinds.replication.exact.settings.OdrpSettings` (``start_*``).
 """
 
 from __future__ import annotations
@@ -33,13 +35,13 @@ import random
 import time
 from dataclasses import dataclass
 
+from odrp.core.budget import Budget
 from odrp.kinds.replication.exact.reduction import heads_and_tails
+from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 #: Two scores closer than this are equal (F lies in [0, 1]).
 _TIE = 1e-12
-#: Kicks of a random walk between returns to the best placement.
-WALK = 10
 
 
 @dataclass(frozen=True)
@@ -116,17 +118,23 @@ class _Scorer:
         return new if all(new[u] <= cap[u] * (1 + 1e-9) + 1e-9 for u in range(len(new))) else None
 
 
-class _Budget:
-    """A CPU-time cap and an optional wall-clock cap (the exact method's time limit)."""
+@dataclass
+class _Limit:
+    """When the start must stop: its wall-clock share of the exact method's time limit, or its CPU cap.
 
-    def __init__(self, cpu_seconds: float, wall_seconds: float | None = None) -> None:
-        self.cpu_end = time.process_time() + cpu_seconds
-        self.wall_end = None if wall_seconds is None else time.perf_counter() + wall_seconds
+    The CPU cap (``time.process_time()``) keeps the start's work the same on a loaded machine, where
+    wall-clock time runs faster than the process's own time.
+    """
+
+    wall: Budget
+    cpu_end: float
+
+    @classmethod
+    def of(cls, wall: Budget, cpu_seconds: float) -> _Limit:
+        return cls(wall, time.process_time() + cpu_seconds)
 
     def over(self) -> bool:
-        return time.process_time() >= self.cpu_end or (
-            self.wall_end is not None and time.perf_counter() >= self.wall_end
-        )
+        return time.process_time() >= self.cpu_end or self.wall.expired()
 
 
 def _better(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -157,7 +165,7 @@ def _exchange(sc: _Scorer, x: list[int], u: int, v: int) -> dict[int, int] | Non
     return changes
 
 
-def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], budget: _Budget) -> tuple:
+def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], budget: _Limit) -> tuple:
     """First-improvement descent over the three moves until none improves."""
     used = sc.load(x)
     best = sc.score(x)
@@ -216,7 +224,7 @@ def _first_fit(sc: _Scorer, rng: random.Random) -> list[int] | None:
     return x
 
 
-def _beam(sc: _Scorer, width: int, budget: _Budget) -> list[int] | None:
+def _beam(sc: _Scorer, width: int, budget: _Limit) -> list[int] | None:
     """The best complete placement of a beam search ranked by the tail bound (step 1)."""
     inst = sc.inst
     _, tail = heads_and_tails(inst, inst.candidates)
@@ -258,25 +266,23 @@ def _beam(sc: _Scorer, width: int, budget: _Budget) -> list[int] | None:
 
 
 def local_search(
-    inst: OdrpInstance,
-    *,
-    seed: int = 0,
-    width: int = 20,
-    kicks: int = 60,
-    cpu_seconds: float = 2.0,
-    wall_seconds: float | None = None,
+    inst: OdrpInstance, settings: OdrpSettings | None = None, wall: Budget | None = None
 ) -> tuple[Placement, float] | None:
     """A good placement and its F (response time and availability terms), or None if none found.
 
-    ``width`` is the beam's width, ``kicks`` the number of kicks of the local search;
-    ``cpu_seconds`` and ``wall_seconds`` cap the whole search (the last descent may take a quarter
-    more). Every operator must have a stable replica count.
+    ``settings.start_width`` is the beam's width, ``settings.start_kicks`` the number of kicks of the
+    local search, ``settings.start_walk`` the kicks between returns to the best placement;
+    ``settings.start_cpu_seconds`` (CPU time) and ``wall`` (wall clock; None: no limit) cap the whole
+    search, and the last descent may take a quarter more of each. Every operator must have a stable
+    replica count. ``settings`` None: the defaults.
     """
-    rng = random.Random(seed)
+    settings = settings or OdrpSettings()
+    wall = wall or Budget()
+    rng = random.Random(settings.start_seed)
     sc = _Scorer(inst)
-    budget = _Budget(cpu_seconds, wall_seconds)
-    x = _beam(sc, width, budget)
-    for _ in range(20):
+    budget = _Limit.of(wall, settings.start_cpu_seconds)
+    x = _beam(sc, settings.start_width, budget)
+    for _ in range(settings.start_first_fit_tries):
         if x is not None:
             break
         x = _first_fit(sc, rng)
@@ -285,10 +291,10 @@ def local_search(
     x, best = _descend(sc, x, rng, sc.single, budget)
     best_x = list(x)
     current = list(x)
-    for kick in range(kicks):
+    for kick in range(settings.start_kicks):
         if budget.over():
             break
-        y = list(best_x if kick % WALK == 0 else current)
+        y = list(best_x if kick % settings.start_walk == 0 else current)
         moves = [_swap(sc, y, *rng.sample(range(len(y)), 2))] if len(y) > 1 else []
         moves += [{i: rng.choice(sc.single[i])} for i in rng.sample(range(len(y)), min(len(y), rng.choice((0, 1, 2))))]
         used = sc.load(y)
@@ -303,7 +309,8 @@ def local_search(
         if _better(value, best):
             best, best_x = value, list(y)
     all_options = [list(range(len(opts))) for opts in sc.options]
-    last = _Budget(cpu_seconds / 4, None if wall_seconds is None else wall_seconds / 4)
+    quarter = Budget(None if wall.time_limit is None else wall.time_limit / 4)
+    last = _Limit.of(quarter, settings.start_cpu_seconds / 4)
     best_x, best = _descend(sc, best_x, rng, all_options, last)
     placement = [
         dict(zip(sc.options[i][n].nodes, sc.options[i][n].replicas, strict=True)) for i, n in enumerate(best_x)

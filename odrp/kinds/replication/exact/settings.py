@@ -1,0 +1,50 @@
+"""The settings of the exact ODRP method (:func:`odrp.kinds.replication.exact.solve.solve`).
+
+One frozen dataclass; ``--param NAME=VALUE`` and a grid's ``options: {exact: {...}}`` set its fields
+(:func:`odrp.core.settings.from_options`). Every default keeps the optimum: the switches only choose
+between models with the same optimum (``response_model``), add valid inequalities, or shape the
+primal start whose placement prunes the response-time model. ``docs/methods/odrp.md`` says why each
+default is what it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class OdrpSettings:
+    """Tunables of the exact ODRP method; ``formulation`` (compact|paper) stays a keyword of ``solve``."""
+
+    response_model: bool = True
+    """``compact`` solves the response-time model (:mod:`.response`) when only the response time and
+    availability carry weight; false: the full compact model (:mod:`.compact`) in every case."""
+    local_search: bool = True
+    """The response-time model starts from the beam and local search of :mod:`.start`, whose
+    placement sets the response-time ceiling and prunes node choices (:mod:`.reduction`); false:
+    only a warm start, if given, does."""
+    transport_delay_bound: bool = True
+    """Both compact models bound each stream's delay from below by the cheapest coupling of the two
+    operators' replica distributions (coupling variables per stream and node pair)."""
+    round_trip_bounds: bool = True
+    """Both compact models add the round-trip bounds: a replica of i on u puts the delays from the
+    sources' nodes to u and from u to the sinks' nodes on some source-sink path."""
+    path_bounds: bool = True
+    """The response-time model adds r >= LB(i, u) o[i, u] and its replica-weighted average, LB being
+    the heads-and-tails bound of :mod:`.reduction`."""
+    start_share: float = field(default=0.25, metadata={"gt": 0, "le": 1})
+    """Share of the time limit (wall clock) the local-search start may take; the model gets the rest."""
+    start_cpu_seconds: float = field(default=2.0, metadata={"gt": 0})
+    """CPU seconds the local-search start may take at most, with or without a time limit (its last
+    descent over two-node placements may take a quarter more). CPU time, so that a loaded machine
+    does not cut the start shorter."""
+    start_width: int = field(default=20, metadata={"ge": 1})
+    """Partial placements the start's beam search keeps per operator."""
+    start_kicks: int = field(default=60, metadata={"ge": 0})
+    """Kicks (perturbation, then descent) of the start's local search after its first descent."""
+    start_walk: int = field(default=10, metadata={"ge": 1})
+    """The start's random walk goes back to the best placement every this many kicks."""
+    start_first_fit_tries: int = field(default=20, metadata={"ge": 0})
+    """When the beam search finds no placement within capacity: random first-fit placements tried."""
+    start_seed: int = 0
+    """Seed of the start's random choices (neighbourhood order, kicks, first-fit fallbacks)."""
