@@ -15,6 +15,7 @@ Agg backend).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 from pathlib import Path
@@ -45,8 +46,7 @@ def sweep(base: SimulationConfig, links: list[int], seeds: list[int]) -> dict[tu
     for count in links:
         for network in NETWORKS:
             out[(network, count)] = [
-                simulate(SimulationConfig(**{**base.__dict__, "network": network, "dedicated_links": count, "seed": s}))
-                for s in seeds
+                simulate(dataclasses.replace(base, network=network, dedicated_links=count, seed=s)) for s in seeds
             ]
     return out
 

@@ -1,7 +1,7 @@
 """Latency-aware placement (Ecker et al.): exact optimum, heuristic runtimes, gaps to the optimum.
 
     python -m benchmarks.latency exact      # exact solve times on the paper-sized instances
-    python -m benchmarks.latency formulations   # the model's switches on one 42-operator instance
+    python -m benchmarks.latency formulations   # the exact method's switches on one 42-operator instance
     python -m benchmarks.latency runtime    # heuristic runtimes on T-R7 beside the paper's Table 4
     python -m benchmarks.latency gap        # each heuristic's gap to the optimum, every instance
     python -m benchmarks.latency all        # the three, in this order
@@ -10,10 +10,11 @@ Options: ``--instances GLOB`` (default ``instances/latency/*.json``), ``--time-l
 exact solver (default 600), ``--solver highs|cbc``, ``--repeats N`` (seeds 0..N-1 of the randomised
 heuristics, default 5), ``--iterations N`` (an iteration budget for the heuristics instead of the
 paper's 1 s cap), ``--optima FILE`` (the exact part writes the proven optima there; the gap part
-reads them instead of solving again when the file exists), ``--highs KEY=VALUE`` (a HiGHS option of
-the classes method's restricted solves, repeatable). The exact table's last column: the one-model
-MILP's triangle rows, or the classes method's restricted solves (multiset as counts per supervisor
-class: wall s of each solve). Prints markdown tables; wall seconds and
+reads them instead of solving again when the file exists), ``--param NAME=VALUE`` (a setting of the
+exact method, :class:`~odrp.kinds.latency.exact.settings.LatencySettings`, repeatable: e.g.
+``--param mip_pscost_minreliable=8`` for HiGHS's strong branching in the restricted solves). The exact
+table's last column: the one-model MILP's triangle rows, or the classes method's restricted solves
+(multiset as counts per supervisor class: wall s of each solve). Prints markdown tables; wall seconds and
 process CPU seconds are both shown because the machine may be shared (CPU seconds are the fairer
 measure then: report ``uptime``).
 """
@@ -21,7 +22,6 @@ measure then: report ``uptime``).
 from __future__ import annotations
 
 import argparse
-import ast
 import glob
 import json
 import os
@@ -31,10 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from odrp.core.result import Result
+from odrp.core.settings import from_options
 from odrp.io import load_instance
-from odrp.kinds.latency.exact import classes as latency_classes
+from odrp.kinds.latency.exact.settings import LatencySettings
+from odrp.kinds.latency.generators import random_topology
+from odrp.kinds.latency.instance import load
 from odrp.methods import run_method
-from odrp.registry import KINDS
+from odrp.registry import KINDS, heuristics
 
 LATENCY = KINDS["latency"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,8 +61,6 @@ def instances(pattern: str) -> list[tuple[str, Any]]:
 
 
 def heuristic_methods() -> list[str]:
-    from odrp.registry import heuristics
-
     return [
         m
         for m in (*HEURISTICS, "storm_default", "storm_ras")
@@ -70,7 +71,7 @@ def heuristic_methods() -> list[str]:
 # ------------------------------------------------------------------------------------- exact
 
 
-def exact_table(pattern: str, solver: str, time_limit: float) -> dict[str, float]:
+def exact_table(pattern: str, solver: str, time_limit: float, settings: LatencySettings) -> dict[str, float]:
     """Exact solves of the paper-sized instances (and every instance the glob names)."""
     print(f"\n### Exact optimum ({solver}, time limit {time_limit:g} s)\n")
     print(
@@ -79,7 +80,7 @@ def exact_table(pattern: str, solver: str, time_limit: float) -> dict[str, float
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     optima: dict[str, float] = {}
     for name, inst in instances(pattern):
-        result, cpu = timed("exact", inst, solver=solver, time_limit=time_limit)
+        result, cpu = timed("exact", inst, solver=solver, time_limit=time_limit, options=settings)
         stats = result.metrics.get("method_stats", {})
         if result.status == "optimal" and result.verified:
             optima[name] = result.objective
@@ -102,34 +103,30 @@ def _solves(stats: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------------------ formulations
 
-#: The model switches compared (odrp.kinds.latency.exact.model.Options), on one 42-operator instance.
+#: The exact method's switches compared (LatencySettings fields), on one 42-operator instance.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "default (spreading metric, tail latency rows)": {},
-    "latency rows from both ends": {"edge_latency": "aggregated"},
-    "latency by supervisor-pair flows": {"edge_latency": "flow"},
-    "single-row cut z_e >= x_iu - x_ju": {"cut": "max"},
-    "no spreading metric (x-relaxation only)": {"spreading": "none"},
-    "+ prune slack triangle rows": {"prune": True},
-    "+ cut-off at the hybrid's score": {"cutoff": True},
-    "+ metric bounds": {"metric_bounds": True},
-    "+ cut latency d_e >= sum_u m_u g[e,u]": {"cut_latency": True},
+    "default (by supervisor classes)": {},
+    "one-model MILP": {"classes": False},
+    "one-model MILP without knapsack tree rows": {"classes": False, "knapsack_trees": False},
+    "one-model MILP without the connectivity row": {"classes": False, "connectivity": False},
+    "one-model MILP without the fewest-supervisors row": {"classes": False, "fewest_supervisors": False},
+    "one-model MILP without twin order": {"classes": False, "twins": False},
+    "one-model MILP without supervisor order": {"classes": False, "supervisor_symmetry": False},
 }
 
 
 def formulations_table(solver: str, time_limit: float) -> None:
-    """Every model variant on the 42-operator random topology of seed 0 (load 0.4), and w1 = 0."""
-    from odrp.kinds.latency.generators import random_topology
-    from odrp.kinds.latency.instance import load
-
+    """Every variant on the 42-operator random topology of seed 0 (load 0.4), and the one MILP at w1 = 0."""
     data = random_topology(seed=0, operations=22)
     print(f"\n### Formulations on {data['name']} (42 operators), {solver}, limit {time_limit:g} s\n")
     print("| variant | status | objective | bound | wall s | CPU s |")
     print("|---|---|---:|---:|---:|---:|")
     runs = [(name, data, switches) for name, switches in VARIANTS.items()]
     flat = {**data, "weights": {**data["weights"], "latency": 0.0}}
-    runs.append(("default with w1 = 0 (interchangeable supervisors ordered)", flat, {}))
+    runs.append(("one-model MILP with w1 = 0 (interchangeable supervisors ordered)", flat, {"classes": False}))
     for name, instance_data, switches in runs:
-        result, cpu = timed("exact", load(instance_data), solver=solver, time_limit=time_limit, options=switches)
+        settings = from_options(LatencySettings, switches)
+        result, cpu = timed("exact", load(instance_data), solver=solver, time_limit=time_limit, options=settings)
         print(
             f"| {name} | {result.status} | {_num(result.objective)} | {_num(result.bound)} |"
             f" {result.runtime_s:.1f} | {cpu:.1f} |",
@@ -232,23 +229,22 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=None)
     parser.add_argument("--optima", default=None, help="JSON file: written by exact, read by gap when it exists")
     parser.add_argument(
-        "--highs",
+        "--param",
         action="append",
         default=[],
-        help="KEY=VALUE: HiGHS option of the restricted solves",
+        help="NAME=VALUE: a setting of the exact method (LatencySettings), e.g. mip_pscost_minreliable=8",
     )
     args = parser.parse_args()
-    for key, value in (option.split("=", 1) for option in args.highs):
-        latency_classes.HIGHS_OPTIONS[key] = ast.literal_eval(value)
-    if args.highs:
-        print(f"HiGHS options of the restricted solves: {latency_classes.HIGHS_OPTIONS}")
+    settings = from_options(LatencySettings, dict(option.split("=", 1) for option in args.param))
+    if args.param:
+        print(f"settings of the exact method: {settings}")
     print(f"uptime: {os.getloadavg()} (1, 5, 15 min load on {os.cpu_count()} cores)")
     optima: dict[str, float] = {}
     if args.optima and Path(args.optima).exists() and args.part == "gap":
         optima = json.loads(Path(args.optima).read_text())
         print(f"optima read from {args.optima} ({len(optima)} instances)")
     elif args.part in ("exact", "gap", "all"):
-        optima = exact_table(args.instances, args.solver, args.time_limit)
+        optima = exact_table(args.instances, args.solver, args.time_limit, settings)
         if args.optima:
             Path(args.optima).write_text(json.dumps(optima, indent=1, sort_keys=True) + "\n")
     if args.part == "formulations":

@@ -1,12 +1,13 @@
-"""One exact latency solve under a probe: the experiments behind README "Latency details" (60 s target).
+"""One solve of the one-model latency MILP under a probe: the experiments of docs/methods/latency.md.
 
-    python -m benchmarks.latency_probe FILE [--w1 W] [--option KEY=VALUE ...] [--highs KEY=VALUE ...]
+    python -m benchmarks.latency_probe FILE [--w1 W] [--option NAME=VALUE ...] [--highs KEY=VALUE ...]
         [--start "[u0, u1, ...]"] [--window LO HI] [--supervisors K] [--class-counts "{cpu: count}"]
         [--only "[u, ...]"] [--cutoff S] [--log FILE]
 
-The model is :func:`odrp.kinds.latency.exact.model.build` with ``--option`` switches (``cut_latency=True``) and
-triangle rows separated as in ``solve``; the probe then adds what it tests and runs HiGHS directly
-(``--highs mip_pscost_minreliable=0``; relative gap 1e-6):
+The model is :func:`odrp.kinds.latency.exact.model.build` with the exact method's settings
+(``--option knapsack_trees=false``: fields of :class:`~odrp.kinds.latency.exact.settings.LatencySettings`)
+and its triangle rows separated as in the one-model solve; the probe then adds what it tests and runs
+HiGHS directly (``--highs mip_pscost_minreliable=0``: a HiGHS option; relative gap 1e-6):
 
 - ``--w1``: the latency weight (0: interchangeable supervisors ordered, the lexicographic first stage);
 - ``--start``: a placement (supervisor index per operator) as MIP start;
@@ -33,9 +34,12 @@ from pathlib import Path
 
 import pyomo.environ as pyo
 
+from odrp.core.settings import from_options
 from odrp.core.solvers.highs import _highs_interface
 from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.exact import model
+from odrp.kinds.latency.exact.separation import separate_triangles
+from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.instance import load, solution_json
 
 
@@ -44,14 +48,14 @@ def probe(args: argparse.Namespace) -> str:
     if args.w1 is not None:
         data["weights"]["latency"] = args.w1
     inst = load(data)
-    options = model.Options(**{k: ast.literal_eval(v) for k, v in (o.split("=", 1) for o in args.option)})
+    settings = from_options(LatencySettings, dict(o.split("=", 1) for o in args.option), where="--option")
     cpu = time.process_time()
     wall = time.perf_counter()
-    m = model.build(inst, options)
+    m = model.build(inst, settings)
     sups = range(inst.n_supervisors)
     if args.supervisors is not None:
         m.probe_k = pyo.Constraint(expr=sum(m.y[u] for u in sups) == args.supervisors)
-    model.separate_triangles(m, inst)
+    separate_triangles(m, inst, settings)
     if args.start is not None:
         model.set_start(m, inst, solution_json(inst, ast.literal_eval(args.start)))
     if args.window is not None:

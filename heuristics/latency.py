@@ -36,27 +36,29 @@ time": with a wall-clock cap the ant system gets half of it and hill climbing th
 iteration budget N the ant system gets ceil(N/2) colony iterations and hill climbing floor(N/2)
 steps.
 
-**Budgets.** ``iterations`` (an iteration budget, as defined above) makes a run depend only on the
-seed: the same placement on any machine. ``time_limit`` is a wall-clock cap in seconds; without
-both, the cap is 1 s ("the configured runtime limit of one second"); with ``iterations`` and no
-``time_limit`` there is no cap. ``stats.stopped_by`` says what ended a run (``time`` marks a run
-that a machine's speed decided). Hill climbing uses no randomness (``seed`` is accepted and unused).
+**Budgets.** The setting ``iterations`` (an iteration budget, as defined above; the
+:attr:`~odrp.core.budget.Budget.max_steps` of the run's :class:`~odrp.core.budget.Budget`) makes a
+run depend only on the seed: the same placement on any machine. ``time_limit`` is a wall-clock cap in
+seconds; without both, the cap is 1 s ("the configured runtime limit of one second"); with
+``iterations`` and no ``time_limit`` there is no cap. ``stats.stopped_by`` says what ended a run
+(``iterations``, ``time``, ``local_optimum``, ``max_iterations`` or ``patience``; ``time`` marks a
+run that a machine's speed decided). Hill climbing uses no randomness (``seed`` is accepted and
+unused).
 """
 
 from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from odrp.core.kind import require
+from odrp.core.budget import Budget
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.kinds.latency.instance import LatencyInstance, solution_json
 
-DEFAULT_CAP = 1.0
-"""Seconds: the paper's runtime limit of one second per placement."""
+PAPER_CAP = 1.0
+"""Seconds: the paper's runtime limit of one second per placement, the cap without an iteration budget."""
 PENALTY = 10000.0
 """S_k = score + 10000 x constraint violations (section 4.3.2)."""
 IMPROVEMENT = 1e-12
@@ -126,30 +128,27 @@ class Scorer:
         return sum(self.overloads(u, cpu[u], memory[u]) for u in range(self.m))
 
 
-@dataclass
-class Budget:
-    """An iteration budget and a wall-clock deadline; either may be absent."""
-
-    iterations: int | None
-    deadline: float | None
-    used: int = 0
-    stopped_by: str = ""
-
-    def spent(self) -> bool:
-        if self.iterations is not None and self.used >= self.iterations:
-            self.stopped_by = "iterations"
-            return True
-        if self.deadline is not None and time.perf_counter() >= self.deadline:
-            self.stopped_by = "time"
-            return True
-        return False
-
-
 def budget(iterations: int | None, time_limit: float | None) -> Budget:
-    """The run's budget: without an iteration budget the cap defaults to the paper's 1 s."""
-    iterations = _iterations(iterations)
-    cap = time_limit if time_limit is not None else (DEFAULT_CAP if iterations is None else None)
-    return Budget(iterations, None if cap is None else time.perf_counter() + cap)
+    """The run's budget: ``iterations`` steps; without an iteration budget the cap defaults to the paper's 1 s."""
+    cap = time_limit if time_limit is not None else (PAPER_CAP if iterations is None else None)
+    return Budget(time_limit=cap, max_steps=iterations)
+
+
+_STOPPED_BY = {"max_steps": "iterations", "time_limit": "time"}
+"""The words of ``stats.stopped_by`` for the reasons a :class:`Budget` records."""
+
+
+def used_up(budget: Budget) -> str:
+    """Why the run must stop before its next iteration (``iterations`` or ``time``), or empty.
+
+    The iteration budget is tested first, then the clock; nothing is counted here: the caller adds
+    one to ``budget.steps`` for every iteration it completes.
+    """
+    if budget.max_steps is not None and budget.steps >= budget.max_steps:
+        budget.stopped = "max_steps"
+    elif not budget.expired():
+        return ""
+    return _STOPPED_BY[budget.stopped]
 
 
 # ------------------------------------------------------------------------------ hill climbing
@@ -300,13 +299,22 @@ class Climb:
 
 
 def climb(scorer: Scorer, start: list[int], budget: Budget) -> tuple[list[int], dict[str, Any]]:
+    """Steepest descent from ``start`` until a local optimum or the end of ``budget`` (one step per iteration)."""
     state = Climb(scorer, list(start))
-    while not budget.spent():
+    while not (stopped_by := used_up(budget)):
         if not state.step():
-            budget.stopped_by = "local_optimum"
+            stopped_by = "local_optimum"
             break
-        budget.used += 1
-    return state.p, {"steps": budget.used, "stopped_by": budget.stopped_by}
+        budget.steps += 1
+    return state.p, {"steps": budget.steps, "stopped_by": stopped_by}
+
+
+@dataclass(frozen=True)
+class HillClimbingSettings:
+    """Settings of ``hill_climbing``."""
+
+    iterations: int | None = field(default=None, metadata={"ge": 0})
+    """Most accepted steps; with it and no time limit no wall-clock cap applies. None: the paper's 1 s cap."""
 
 
 def _hill_climbing(
@@ -314,12 +322,10 @@ def _hill_climbing(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    iterations: int | None = None,
-    **options: Any,
+    settings: HillClimbingSettings = HillClimbingSettings(),
 ) -> HeuristicOutcome:
-    _no_unknown(options)
     scorer = Scorer(instance)
-    p, stats = climb(scorer, greedy_start(scorer), budget(iterations, time_limit))
+    p, stats = climb(scorer, greedy_start(scorer), budget(settings.iterations, time_limit))
     return _outcome(scorer, p, stats)
 
 
@@ -327,38 +333,55 @@ def _hill_climbing(
 
 
 @dataclass(frozen=True)
-class AntParameters:
-    """The ant system's parameters (section 4.3.2 names them; the values are ours)."""
+class AntSystemSettings:
+    """Settings of ``ant_system``: the iteration budget and the parameters section 4.3.2 names (the values are ours)."""
 
-    ants: int = 10
-    alpha: float = 1.0
-    beta: float = 2.0
-    rho: float = 0.5
-    q: float = 1.0
-    p_init: float = 1.0
-    p_min: float = 0.01
-    min_iterations: int = 20
-    max_iterations: int = 200
-    patience: int = 20
+    iterations: int | None = field(default=None, metadata={"ge": 0})
+    """Colonies to run (the exit conditions below still apply); with it and no time limit no wall-clock
+    cap applies. None: the paper's 1 s cap."""
+    ants: int = field(default=10, metadata={"ge": 0})
+    """Ants per colony (iteration)."""
+    alpha: float = field(default=1.0, metadata={"ge": 0})
+    """Exponent of the pheromone in eq. (2)."""
+    beta: float = field(default=2.0, metadata={"ge": 0})
+    """Exponent of the a-priori heuristic eta in eq. (2)."""
+    rho: float = field(default=0.5, metadata={"ge": 0})
+    """Persistence of the pheromone in eq. (4): tau <- rho tau + deposits (Dorigo et al. 1996's 0.5)."""
+    q: float = field(default=1.0, metadata={"ge": 0})
+    """Q of eq. (4): ant k deposits Q / S_k on the edges of its placement."""
+    p_init: float = field(default=1.0, metadata={"ge": 0})
+    """Initial pheromone on every edge operator -> supervisor."""
+    p_min: float = field(default=0.01, metadata={"ge": 0})
+    """Pheromone floor of eq. (5)."""
+    min_iterations: int = field(default=20, metadata={"ge": 0})
+    """Colonies before the patience exit may end the run."""
+    max_iterations: int = field(default=200, metadata={"ge": 0})
+    """Most colonies when no iteration budget is given."""
+    patience: int = field(default=20, metadata={"ge": 0})
+    """Colonies without a better best ant that end the run (after ``min_iterations``)."""
 
 
 def ant_system(
-    scorer: Scorer, rng: random.Random, budget: Budget, params: AntParameters
+    scorer: Scorer, rng: random.Random, budget: Budget, params: AntSystemSettings
 ) -> tuple[list[int], dict[str, Any]]:
-    """The ant system of eqs. (2)-(5); returns the best ant's placement and statistics."""
+    """The ant system of eqs. (2)-(5) within ``budget`` (one step per colony); the best ant's placement.
+
+    The colonies end with the budget, or by the exit conditions of ``params`` (``max_iterations``
+    only without a step limit in ``budget``).
+    """
     n, m = scorer.n, scorer.m
     tau = [[params.p_init] * m for _ in range(n)]
     # eta^beta depends only on the exponent of 2 in eq. (3), from -2 to 2
     eta_beta = {k: (2.0**k) ** params.beta for k in range(-2, 3)}
     best: tuple[float, list[int]] | None = None
     last_improvement = 0
-    while not budget.spent():
-        iteration = budget.used
-        if budget.iterations is None and iteration >= params.max_iterations:
-            budget.stopped_by = "max_iterations"
+    while not (stopped_by := used_up(budget)):
+        iteration = budget.steps
+        if budget.max_steps is None and iteration >= params.max_iterations:
+            stopped_by = "max_iterations"
             break
         if iteration >= params.min_iterations and iteration - last_improvement >= params.patience:
-            budget.stopped_by = "patience"
+            stopped_by = "patience"
             break
         deposits: list[tuple[float, list[int]]] = []
         for _ in range(params.ants):
@@ -380,10 +403,10 @@ def ant_system(
             for u in range(m):
                 if row[u] < params.p_min:
                     row[u] = params.p_min
-        budget.used += 1
+        budget.steps += 1
     if best is None:  # no iteration at all (a zero budget): one greedy ant-free placement
-        return greedy_start(scorer), {"colonies": 0, "stopped_by": budget.stopped_by}
-    return best[1], {"colonies": budget.used, "best_colony": last_improvement, "stopped_by": budget.stopped_by}
+        return greedy_start(scorer), {"colonies": 0, "stopped_by": stopped_by}
+    return best[1], {"colonies": budget.steps, "best_colony": last_improvement, "stopped_by": stopped_by}
 
 
 def _construct(
@@ -427,16 +450,20 @@ def _ant_system(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    iterations: int | None = None,
-    **options: Any,
+    settings: AntSystemSettings = AntSystemSettings(),
 ) -> HeuristicOutcome:
-    params = _ant_parameters(options)
     scorer = Scorer(instance)
-    p, stats = ant_system(scorer, random.Random(seed), budget(iterations, time_limit), params)
+    p, stats = ant_system(scorer, random.Random(seed), budget(settings.iterations, time_limit), settings)
     return _outcome(scorer, p, stats)
 
 
 # ------------------------------------------------------------------------------------ hybrid
+
+
+@dataclass(frozen=True)
+class HybridSettings(AntSystemSettings):
+    """Settings of ``hybrid``: those of ``ant_system``; ``iterations`` N gives the ant system ceil(N/2)
+    colonies and hill climbing at most floor(N/2) steps (a time cap is halved the same way)."""
 
 
 def _hybrid(
@@ -444,18 +471,18 @@ def _hybrid(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    iterations: int | None = None,
-    **options: Any,
+    settings: HybridSettings = HybridSettings(),
 ) -> HeuristicOutcome:
-    params = _ant_parameters(options)
     scorer = Scorer(instance)
-    whole = budget(iterations, time_limit)
-    start = time.perf_counter()
-    half_time = None if whole.deadline is None else start + (whole.deadline - start) / 2
-    iterations = whole.iterations
-    first = Budget(None if iterations is None else (iterations + 1) // 2, half_time)
-    p, ant_stats = ant_system(scorer, random.Random(seed), first, params)
-    second = Budget(None if iterations is None else iterations // 2, whole.deadline)
+    whole = budget(settings.iterations, time_limit)
+    left = whole.left()
+    iterations = whole.max_steps
+    first = Budget(
+        time_limit=None if left is None else left / 2,
+        max_steps=None if iterations is None else (iterations + 1) // 2,
+    )
+    p, ant_stats = ant_system(scorer, random.Random(seed), first, settings)
+    second = Budget(time_limit=whole.left(), max_steps=None if iterations is None else iterations // 2)
     p, climb_stats = climb(scorer, p, second)
     stats = {
         "colonies": ant_stats["colonies"],
@@ -467,40 +494,6 @@ def _hybrid(
 
 
 # ------------------------------------------------------------------------------------- shared
-
-
-def _ant_parameters(options: dict[str, Any]) -> AntParameters:
-    known = AntParameters.__dataclass_fields__
-    _no_unknown({k: v for k, v in options.items() if k not in known}, known)
-    for name, value in options.items():
-        expected = type(getattr(AntParameters(), name))
-        require(
-            isinstance(value, int | float) and not isinstance(value, bool) and value >= 0,
-            "command line",
-            f"--param {name}",
-            f"a number >= 0, got {value!r}",
-        )
-        options[name] = expected(value)
-    return AntParameters(**options)
-
-
-def _no_unknown(options: dict[str, Any], known: Any = ()) -> None:
-    require(
-        not options,
-        "command line",
-        "--param",
-        f"options iterations{''.join(', ' + k for k in known)}; got {', '.join(sorted(options))}",
-    )
-
-
-def _iterations(iterations: Any) -> int | None:
-    require(
-        iterations is None or (isinstance(iterations, int) and not isinstance(iterations, bool) and iterations >= 0),
-        "command line",
-        "--param iterations",
-        f"an integer >= 0, got {iterations!r}",
-    )
-    return iterations
 
 
 def _outcome(scorer: Scorer, p: list[int], stats: dict[str, Any]) -> HeuristicOutcome:
@@ -516,6 +509,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         kinds=("latency",),
         run=_hill_climbing,
         description="Ecker et al.'s hill climbing: move, swap, move-all from a spread greedy start (1 s cap)",
+        settings=HillClimbingSettings,
     ),
     Heuristic(
         name="ant_system",
@@ -523,6 +517,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_ant_system,
         description="Ecker et al.'s ant system (eqs. 2-5), pheromone floor, random operator order (1 s cap)",
         randomized=True,
+        settings=AntSystemSettings,
     ),
     Heuristic(
         name="hybrid",
@@ -530,5 +525,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_hybrid,
         description="Ecker et al.'s hybrid: ant system, then hill climbing, half the budget each (1 s cap)",
         randomized=True,
+        settings=HybridSettings,
     ),
 )

@@ -21,8 +21,9 @@ cheapest map the delivery node received, the number of map messages (``stats.map
   ``infeasible``, and otherwise it returns no solution and the status is ``error`` with a message
   saying it is a bound only (the Result vocabulary has no "bound only" status).
 
-Every method takes ``max_messages`` (a safety budget) and honours ``time_limit``; an incomplete run
-says so in its message and in ``stats.complete``.
+Every method but the bound has the setting ``max_messages`` (a safety budget) and honours
+``time_limit``; an incomplete run says so in its message and in ``stats.complete``. Each method's
+settings are a frozen dataclass (``--param NAME=VALUE``).
 """
 
 from __future__ import annotations
@@ -30,17 +31,57 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
+from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.heuristics.pathmap_bound import multistage_bound as bound_of
 from odrp.heuristics.pathmap_diffusion import ChainTask, Channel, Diffusion, MapNetwork, Policy, diffuse
-
-from odrp.core.kind import require
-from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.kinds.pathmap.instance import PathmapInstance, solution_json
 
 KINDS = ("pathmap",)
-DEFAULT_MAX_MESSAGES = 1_000_000
+
+
+@dataclass(frozen=True)
+class LeastCostMapSettings:
+    """Settings of ``least_cost_map``; the other diffusing methods extend them."""
+
+    max_messages: int = field(default=1_000_000, metadata={"ge": 1})
+    """Map messages after which the diffusing computation stops, incomplete (a safety budget)."""
+
+
+@dataclass(frozen=True)
+class ExhaustiveMapSettings(LeastCostMapSettings):
+    """Settings of ``exhaustive_map``: its message budget (a run cut short proves no bound)."""
+
+
+@dataclass(frozen=True)
+class AnnealedLeastCostMapSettings(LeastCostMapSettings):
+    """Settings of ``annealed_least_cost_map``: a map LeastCostMap would prune still goes on with
+    probability ``anneal_start * exp(-anneal_rate * prefix length)``."""
+
+    anneal_start: float = field(default=0.5, metadata={"ge": 0})
+    """Probability factor of the annealing at prefix length 0."""
+    anneal_rate: float = field(default=0.5, metadata={"ge": 0})
+    """Decay of that probability per placed component."""
+
+
+@dataclass(frozen=True)
+class RandomNeighborSettings(LeastCostMapSettings):
+    """Settings of ``random_neighbor``."""
+
+    k: int = field(default=2, metadata={"ge": 1})
+    """Neighbours each extended map is sent to, drawn at random among those whose link carries it."""
+    least_cost: bool = True
+    """Keep LeastCostMap's pruning (without it the number of maps grows exponentially with the chain)."""
+
+
+@dataclass(frozen=True)
+class ProcessMap2Settings(LeastCostMapSettings):
+    """Settings of ``process_map2``."""
+
+    public_fanout: int = field(default=3, metadata={"ge": 0})
+    """Most servers hosting the next service a map is sent to over public links (the paper's "small subset")."""
 
 
 def network(inst: PathmapInstance) -> MapNetwork:
@@ -103,9 +144,10 @@ def least_cost_map(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    settings: LeastCostMapSettings = LeastCostMapSettings(),
 ) -> HeuristicOutcome:
-    run = run_policy(instance, Policy(prune="least_cost"), seed=seed, time_limit=time_limit, max_messages=max_messages)
+    policy = Policy(prune="least_cost")
+    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=settings.max_messages)
     return outcome(instance, run)
 
 
@@ -114,12 +156,10 @@ def annealed_least_cost_map(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    anneal_start: float = 0.5,
-    anneal_rate: float = 0.5,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    settings: AnnealedLeastCostMapSettings = AnnealedLeastCostMapSettings(),
 ) -> HeuristicOutcome:
-    policy = Policy(prune="annealed", anneal_start=anneal_start, anneal_rate=anneal_rate)
-    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=max_messages)
+    policy = Policy(prune="annealed", anneal_start=settings.anneal_start, anneal_rate=settings.anneal_rate)
+    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=settings.max_messages)
     return outcome(instance, run)
 
 
@@ -128,13 +168,10 @@ def random_neighbor(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    k: int = 2,
-    least_cost: bool = True,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    settings: RandomNeighborSettings = RandomNeighborSettings(),
 ) -> HeuristicOutcome:
-    require(isinstance(k, int) and k >= 1, "method options", "k", f"an integer >= 1, got {k!r}")
-    policy = Policy(prune="least_cost" if least_cost else "none", random_neighbours=k)
-    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=max_messages)
+    policy = Policy(prune="least_cost" if settings.least_cost else "none", random_neighbours=settings.k)
+    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=settings.max_messages)
     return outcome(instance, run)
 
 
@@ -143,11 +180,10 @@ def process_map2(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    public_fanout: int = 3,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    settings: ProcessMap2Settings = ProcessMap2Settings(),
 ) -> HeuristicOutcome:
-    policy = Policy(prune="least_cost", bimodal=True, public_fanout=public_fanout)
-    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=max_messages)
+    policy = Policy(prune="least_cost", bimodal=True, public_fanout=settings.public_fanout)
+    run = run_policy(instance, policy, seed=seed, time_limit=time_limit, max_messages=settings.max_messages)
     return outcome(instance, run)
 
 
@@ -156,9 +192,9 @@ def exhaustive_map(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    max_messages: int = DEFAULT_MAX_MESSAGES,
+    settings: ExhaustiveMapSettings = ExhaustiveMapSettings(),
 ) -> HeuristicOutcome:
-    run = run_policy(instance, Policy(), seed=seed, time_limit=time_limit, max_messages=max_messages)
+    run = run_policy(instance, Policy(), seed=seed, time_limit=time_limit, max_messages=settings.max_messages)
     return outcome(instance, run, exact=True)
 
 
@@ -174,28 +210,47 @@ def multistage_bound(instance: PathmapInstance, *, seed: int = 0, time_limit: fl
     return HeuristicOutcome(None, None, stats, message, result.bound)
 
 
-def _declare(name: str, run: Any, description: str, randomized: bool = False) -> Heuristic:
-    return Heuristic(name=name, kinds=KINDS, run=run, description=description, randomized=randomized)
+def _declare(name: str, run: Any, description: str, settings: type | None, randomized: bool = False) -> Heuristic:
+    return Heuristic(name=name, kinds=KINDS, run=run, description=description, randomized=randomized, settings=settings)
 
 
 HEURISTICS: tuple[Heuristic, ...] = (
     _declare(
-        "least_cost_map", least_cost_map, "LeastCostMap: diffusing computation with least-cost pruning (sec. 4.1.1)"
+        "least_cost_map",
+        least_cost_map,
+        "LeastCostMap: diffusing computation with least-cost pruning (sec. 4.1.1)",
+        LeastCostMapSettings,
     ),
     _declare(
         "annealed_least_cost_map",
         annealed_least_cost_map,
         "AnnealedLeastCostMap: pruning relaxed with probability falling exponentially in prefix length (4.1.2)",
+        AnnealedLeastCostMapSettings,
         randomized=True,
     ),
     _declare(
-        "random_neighbor", random_neighbor, "RandomNeighbor: each map extended to k random neighbours (4.1.3)", True
+        "random_neighbor",
+        random_neighbor,
+        "RandomNeighbor: each map extended to k random neighbours (4.1.3)",
+        RandomNeighborSettings,
+        randomized=True,
     ),
     _declare(
-        "process_map2", process_map2, "ProcessMap2: bi-modal LeastCostMap, dedicated then a few public links (Alg. 3)"
+        "process_map2",
+        process_map2,
+        "ProcessMap2: bi-modal LeastCostMap, dedicated then a few public links (Alg. 3)",
+        ProcessMap2Settings,
     ),
-    _declare("exhaustive_map", exhaustive_map, "Algorithm 1 without pruning: exact reference that counts map messages"),
     _declare(
-        "multistage_bound", multistage_bound, "the paper's lower bound: bandwidth relaxed, multistage least-cost path"
+        "exhaustive_map",
+        exhaustive_map,
+        "Algorithm 1 without pruning: exact reference that counts map messages",
+        ExhaustiveMapSettings,
+    ),
+    _declare(
+        "multistage_bound",
+        multistage_bound,
+        "the paper's lower bound: bandwidth relaxed, multistage least-cost path",
+        None,
     ),
 )

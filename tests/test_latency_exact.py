@@ -1,4 +1,4 @@
-"""The exact latency MILP against brute force (both solvers, every formulation switch).
+"""The exact latency method against brute force (both solvers, both methods, every model switch).
 
 The brute force is independent of the model: it enumerates every assignment of operators to
 supervisors and asks the evaluator; the tiny instances are drawn here, not by the kind's generators.
@@ -10,9 +10,15 @@ import itertools
 import json
 import random
 
+import numpy as np
+import pyomo.environ as pyo
 import pytest
 
+from odrp.core.solvers import solve
 from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.exact.classes import best_labelling, dominates, supervisor_classes
+from odrp.kinds.latency.exact.separation import violated_trees
+from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import LatencyInstance, load
 from odrp.methods import run_method
 from odrp.registry import KINDS
@@ -107,21 +113,16 @@ def test_exact_equals_brute_force(seed, weight, metric, cycle, twins, solver):
 
 
 SWITCHES = [
-    {"edge_latency": "pairwise"},
-    {"edge_latency": "aggregated", "prune": True},
-    {"cutoff": True, "nonempty": True},
-    {"edge_latency": "flow"},
-    {"cut": "max", "spreading": "none"},
-    {"spreading": "all", "metric_bounds": True},
     {"connectivity": False, "fewest_supervisors": False, "twins": False, "supervisor_symmetry": False},
-    {"cut_latency": True},
-    {"cut_latency": True, "edge_latency": "aggregated", "cutoff": True},
+    {"classes": False, "knapsack_trees": False},
+    {"classes": True, "knapsack_trees": False, "find_gap": 0.0},
+    {"classes": False, "rows_per_round": 1, "separation_rounds": 2},
 ]
 
 
 @pytest.mark.parametrize("switches", SWITCHES, ids=lambda s: ",".join(f"{k}={v}" for k, v in s.items()))
 @pytest.mark.parametrize(("seed", "weight", "metric", "cycle"), [(11, 0.1, True, False), (12, 1e-6, False, True)])
-def test_every_formulation_switch_is_exact(switches, seed, weight, metric, cycle):
+def test_every_model_switch_is_exact(switches, seed, weight, metric, cycle):
     inst = load(tiny(seed, operators=5, latency_weight=weight, metric=metric, cycle=cycle, twins=True))
     best, _ = brute_force(inst)
     result = run_method(LATENCY, inst, "exact", options=switches)
@@ -153,8 +154,6 @@ def test_infeasible_instance_is_a_result():
 
 
 def test_time_limit_returns_incumbent_and_bound():
-    from odrp.kinds.latency.generators import random_topology
-
     inst = load(random_topology(seed=3, operations=22))
     result = run_method(LATENCY, inst, "exact", time_limit=4)
     assert result.status in ("time_limit", "optimal")
@@ -162,12 +161,14 @@ def test_time_limit_returns_incumbent_and_bound():
         assert result.verified and result.bound is not None and result.bound <= result.objective + 1e-12
 
 
-def test_cut_latency_needs_the_total_variation_cut(run_cli, tmp_path):
+@pytest.mark.parametrize(("param", "name"), [("cut_latency=true", "cut_latency"), ("find_gap=-1", "find_gap")])
+def test_a_bad_setting_is_a_one_line_error(run_cli, tmp_path, param, name):
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(tiny(41, operators=4)))
-    proc = run_cli("solve", str(path), "--param", "cut_latency=true", "--param", "cut=max")
+    proc = run_cli("solve", str(path), "--param", param)
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
-    assert "cut_latency" in proc.stderr and "Traceback" not in proc.stderr
+    assert name in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_classes_and_one_model_both_equal_brute_force():
@@ -207,10 +208,6 @@ def classes_against_brute_force(seed: int, weight: float, capacities: list[tuple
 
 def test_knapsack_tree_rows_hold_at_every_placement():
     """No knapsack tree row is violated by the (x, z) of any feasible placement (validity)."""
-    import numpy as np
-
-    from odrp.kinds.latency.exact.model import violated_trees
-
     data = tiny(61, operators=6, supervisors=3)
     for op in data["operators"]:
         op["cpu"] = 0.3  # 18 cores' worth of rows: trees exceed every supervisor quickly
@@ -235,10 +232,6 @@ def test_knapsack_tree_row_by_hand():
     0.1 / 0.15 = 0.667; edge a-c cuts off {c}: 0.5 / 0.15 >= 1, so 1. Row: x[a,small] <= 0.667 z_ab
     + z_ac, violated by 1. The big supervisor holds the whole star: no row for it.
     """
-    import numpy as np
-
-    from odrp.kinds.latency.exact.model import violated_trees
-
     cpu = {"a": 0.5, "b": 0.1, "c": 0.5}
     data = {
         "problem": "latency",
@@ -261,8 +254,6 @@ def test_knapsack_tree_row_by_hand():
 
 
 def test_best_labelling_equals_brute_force_over_labellings():
-    from odrp.kinds.latency.exact.classes import best_labelling
-
     inst = load(tiny(71, operators=6, supervisors=4, latency_weight=0.3, metric=False))
     groups = [[0, 1], [2, 3], [4, 5]]
     expected = None
@@ -283,8 +274,6 @@ def test_best_labelling_equals_brute_force_over_labellings():
 def test_dominated_multisets_by_hand():
     """Classes A (1.2 cores, 900 MB), B (0.8, 600), C (0.5, 400), D (0.4, 1000). A covers every class,
     B covers C, D is incomparable with B and C (less cpu, more memory)."""
-    from odrp.kinds.latency.exact.classes import dominates, supervisor_classes
-
     data = tiny(81, operators=3, supervisors=5)
     capacities = [(1.2, 900), (0.8, 600), (0.8, 600), (0.5, 400), (0.4, 1000)]
     for sup, (cpu, memory) in zip(data["supervisors"], capacities, strict=True):
@@ -314,11 +303,7 @@ def test_classes_with_dominated_multisets_equal_brute_force():
 def test_highs_options_reach_the_solver():
     """min x + y s.t. 2x + 3y >= 7 over the integers: x + y = 2 reaches at most 3 x 2 = 6 < 7, x = 2,
     y = 1 gives 3. With HiGHS's objective_bound 2.5 (nothing below 2.5 wanted) the model is infeasible;
-    with 3.5 the optimum 3 stands. (The classes method hands its HIGHS_OPTIONS this way.)"""
-    import pyomo.environ as pyo
-
-    from odrp.core.solvers import solve
-
+    with 3.5 the optimum 3 stands. (The classes method hands its setting mip_pscost_minreliable this way.)"""
     m = pyo.ConcreteModel()
     m.x = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))
     m.y = pyo.Var(domain=pyo.NonNegativeIntegers, bounds=(0, 10))

@@ -84,28 +84,50 @@ VOLUME_TOLERANCE_MB = 1e-9  # float residue of summing ticks; a task this close 
 
 @dataclass(frozen=True)
 class SimulationConfig:
-    """Every parameter of one run (defaults: the paper's section 6.1 where it gives them)."""
+    """Every parameter of one run (defaults: the paper's section 6.1 where it gives them, else ours)."""
 
     network: str = "bimodal"
+    """Which links exist: ``dedicated``, ``public`` or ``bimodal`` (both)."""
     servers: int = 100
+    """N, the number of servers."""
     dedicated_links: int = 99
+    """Dedicated links, grown by preferential attachment (ignored by the public setting)."""
     tasks: int = 500
+    """Tasks in the workload trace."""
     arrivals_per_hour: float = 60.0
+    """Rate of the Poisson arrivals."""
     components: int = 10
+    """Service components per task."""
     service_types: int = 25
+    """Service types the components are drawn from."""
     instances_per_service: int = 2
+    """k: a server of degree d gets cpu for k instances of each of its 1 + d services at the mean rate."""
     mean_rate_mbps: float = 1.0
+    """Mean delivery rate r of a task (r uniform in 0.5-1.5 times it)."""
     mean_volume_mb: float = 100.0
+    """Mean volume of a task (uniform in 0.5-1.5 times it)."""
     max_null: int = 1
+    """Forwarding servers allowed between two consecutive components (the hop budget is this + 1)."""
     public_cost: float = 3.0
+    """Cost of a public hop (a dedicated hop costs 1): dearer than any dedicated path within the hop budget."""
     public_fanout: int = 3
+    """ProcessMap2's public neighbours per map (the paper's "small subset")."""
     epoch_s: float = 5.0
+    """Scheduling epoch: Algorithm 4's period and the SLA monitoring window (the paper gives no period)."""
     tick_s: float = 0.01
+    """Period of the public-hop rate perturbation."""
     sigma: float = 1.0
+    """Standard deviation of the base-2 log-ratio of a public hop's rate to its allocated rate."""
     reallocate: bool = True
+    """Run Algorithm 4 every epoch in the settings with public links."""
     max_probes: int | None = None
+    """Feasible maps the delivery node probes, cheapest first; None: all of them."""
+    max_messages: int = 200_000
+    """Map messages after which a task's diffusing computation stops (with the maps found so far)."""
     seed: int = 0
+    """Seed of the platform, the workload, the mapping and the rate noise."""
     audit: bool = False
+    """Check the bookkeeping after every event (:meth:`Simulation.audit`; for tests, slow)."""
 
     def __post_init__(self) -> None:
         if self.network not in NETWORKS:
@@ -461,7 +483,7 @@ class Simulation:
             self.config.max_null,
         )
         policy = Policy(prune="least_cost", bimodal=self.platform.public, public_fanout=self.config.public_fanout)
-        run = diffuse(network, chain, policy, rng=self.rng, max_messages=200_000)
+        run = diffuse(network, chain, policy, rng=self.rng, max_messages=self.config.max_messages)
         maps = run.maps[: self.config.max_probes]
         plans = [self.plan(spec, network, fm) for fm in maps]
         latency_s = 2.0 * run.last_arrival_ms / 1000.0

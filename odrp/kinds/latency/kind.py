@@ -6,7 +6,8 @@ from odrp.core.kind import ProblemKind
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
-from odrp.kinds.latency.exact.model import solve
+from odrp.kinds.latency.exact.settings import LatencySettings
+from odrp.kinds.latency.exact.solve import solve
 from odrp.kinds.latency.instance import NAME, SENSE, load, schema
 from odrp.kinds.latency.taskview import task_solution, task_view
 
@@ -22,4 +23,5 @@ KIND = ProblemKind(
     size=lambda instance: instance.n_operators,
     size_label="operators",
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
+    settings=LatencySettings,
 )

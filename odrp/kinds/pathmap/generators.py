@@ -18,7 +18,7 @@ Choices of ours where the paper is silent (all parameters of the functions):
 
 - Every server hosts 1 + degree distinct services drawn from 25 types (both settings; the paper
   states it for section 6.1); capacities are proportional to the degree (section 4.2 drew them from
-  a volunteer-computing distribution; the issue asks for "proportional to degree");
+  a volunteer-computing distribution; the kind's specification asks for "proportional to degree");
 - dedicated link costs are integers uniform in 1..10; public links cost ``public_cost`` (default
   10, so one public hop costs as much as the dearest dedicated hop: the paper's cost metric prefers
   dedicated hops and charges the uncertainty of the public network);

@@ -23,7 +23,7 @@ It is feasible when
 Cost W = sum over the pairs of the costs of the links on their paths; a zero-length path (both ends
 on one server) costs 0. Minimise W.
 
-Readings (the paper leaves them open; the issue fixes the first two):
+Readings (the paper leaves them open; the kind's specification fixes the first two):
 
 - **Bandwidth is checked per pair, not summed.** Two pairs of the task may share a link, and each is
   checked against the link's available bandwidth on its own (the paper's constraint is written per

@@ -10,8 +10,8 @@ is H rounds of the Bellman-Ford recursion in min-plus form:
     D^h(s, v) = min(D^{h-1}(s, v), min_a D^{h-1}(s, a) + W_b(a, v)),
 
 where W_b(a, v) is the cheapest link between a and v whose bandwidth is >= b (+inf if none). The
-exact model, the paper's lower bound (with W over every link: bandwidth relaxed) and the platform
-simulation's multi-hop search use these tables. numpy does the min-plus products, in blocks of rows.
+exact model and the paper's lower bound (with W over every link: bandwidth relaxed) use these tables.
+numpy does the min-plus products, in blocks of rows.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ only on the *partition* of the operators into groups (one per supervisor used), 
 supervisor hosts which group; s_lat depends on that labelling. Supervisors of equal cpu and memory
 form a *class*, and a placement uses a *multiset* M of classes (how many supervisors of each class).
 
-Method (option ``classes`` of :func:`odrp.kinds.latency.exact.model.solve`):
+Method (setting ``classes`` of :func:`odrp.kinds.latency.exact.solve.solve`):
 
-1. Incumbent s* (the hybrid heuristic's score, or the warm start's).
+1. Incumbent s* (the hybrid heuristic's score, :func:`upper_bound`, or the warm start's if lower).
 2. For every capacity-feasible multiset M, in the order of the bound k w2 / N + (k - components)
    min_e (w3 / |E| + w4 t_e / T) (k = |M|, every group of a connected topology is joined to another
    by a cut edge): skip M if the bound exceeds s*, or if another multiset D of as many supervisors
@@ -16,7 +16,8 @@ Method (option ``classes`` of :func:`odrp.kinds.latency.exact.model.solve`):
    or D's bound covers M's). Otherwise build the model of
    :func:`odrp.kinds.latency.exact.model.build` on M alone (one supervisor per member of M, all used, w1 = 0:
    the supervisors of a class are interchangeable and ordered, the twins too), separate its
-   triangle rows, skip M if the LP bound exceeds s*, and repeat: solve with F <= s*; if infeasible, M
+   triangle rows, skip M if the LP bound exceeds s*, and repeat: solve with F <= s* (to the relative
+   gap ``find_gap``: a solve only has to find a partition below s*); if infeasible, M
    is done; else take the partition P of the solution, find its best labelling on the real
    supervisors (:func:`best_labelling`: every injective, capacity-feasible map of the groups to
    supervisors, latency exactly as the evaluator computes it), lower s* if it is better, and exclude
@@ -30,10 +31,11 @@ Method (option ``classes`` of :func:`odrp.kinds.latency.exact.model.solve`):
 Why: F alone at w1 = 0 has every supervisor symmetry and a model with only k supervisors is small;
 the latency tie-break (w1 = 1e-6, of the order of the gap tolerance) is what made the one-model
 solve slow, and here it costs one labelling enumeration per partition found. The price is one
-infeasibility proof per multiset that survives its bounds (README, "Latency details").
+infeasibility proof per multiset that survives its bounds (docs/methods/latency.md).
 
-The labelling enumeration is exhaustive with a node limit; if a partition has too many groups for
-it, the method gives up and :func:`solve` answers with the one-model MILP instead.
+The labelling enumeration is exhaustive with a node limit (``labelling_nodes``), and a partition is
+excluded by at most ``max_no_goods`` rows; beyond either the method raises :class:`TooManyGroups` and
+:func:`odrp.kinds.latency.exact.solve.solve` answers with the one-model MILP instead.
 """
 
 from __future__ import annotations
@@ -41,39 +43,28 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import random
 import time
 from typing import Any
 
 import networkx as nx
 import pyomo.environ as pyo
 
+from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.result import relative_gap
 from odrp.core.solvers import SolverRun
 from odrp.core.solvers import solve as run_solver
+from odrp.heuristics.latency import AntSystemSettings, Scorer, ant_system, climb
 from odrp.kinds.latency.evaluator import evaluate, evaluate_assignment
+from odrp.kinds.latency.exact.model import build, components, objective_coefficients
+from odrp.kinds.latency.exact.separation import separate_triangles
+from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
-
-LABELLING_NODES = 200_000
-"""Node limit of one labelling enumeration (a 3-group partition on 11 supervisors needs < 1 500)."""
-
-
-FIND_GAP = 0.1
-"""Relative gap of the restricted solves: each one only has to find a partition below s* (the last,
-infeasible, one is the proof, which no gap shortens), so they need not prove that it is optimal."""
-
-MAX_NO_GOODS = 5_000
-"""Most no-good rows for one partition (its capacity-feasible labellings on a multiset's supervisors)."""
-
-
-HIGHS_OPTIONS: dict[str, Any] = {"mip_pscost_minreliable": 0}
-"""HiGHS options of the restricted solves: no strong branching (pseudo-costs count as reliable from the
-first observation; HiGHS's default 8 spent a third more CPU time on the T-R instances, README "Latency
-details"). ``python -m benchmarks.latency exact --highs KEY=VALUE`` changes them."""
 
 
 class TooManyGroups(Exception):
-    """A partition whose labellings the enumeration could not finish within its node limit."""
+    """A partition whose labellings (or no-good rows) exceed their limit."""
 
 
 def latency_is_tie_break(inst: LatencyInstance) -> bool:
@@ -180,11 +171,14 @@ def _longest_path(inst: LatencyInstance, host: list[int | None]) -> float:
     return max(arrival, default=0.0)
 
 
-def best_labelling(inst: LatencyInstance, groups: list[list[int]]) -> tuple[float, list[int]] | None:
+def best_labelling(
+    inst: LatencyInstance, groups: list[list[int]], max_nodes: int = LatencySettings().labelling_nodes
+) -> tuple[float, list[int]] | None:
     """The best placement whose groups are ``groups`` (score, supervisor per operator), None if none fits.
 
     Depth-first over the groups (largest cpu first), each on a distinct supervisor with room for it;
     a branch is cut when F + w1 x (the longest path over the labelled groups) reaches the best score.
+    Raises :class:`TooManyGroups` after ``max_nodes`` nodes.
     """
     w1 = inst.weights["latency"]
     f = partition_score(inst, groups)
@@ -204,7 +198,7 @@ def best_labelling(inst: LatencyInstance, groups: list[list[int]]) -> tuple[floa
 
     def extend(depth: int, taken: set[int]) -> None:
         nodes[0] += 1
-        if nodes[0] > LABELLING_NODES:
+        if nodes[0] > max_nodes:
             raise TooManyGroups(f"{len(groups)} groups")
         bound = f + w1 * _longest_path(inst, host) if w1 > 0 else f
         if bound >= best[0]:
@@ -233,8 +227,11 @@ def _groups(placement: list[int]) -> list[list[int]]:
     return list(found.values())
 
 
-def _exclude(m: pyo.ConcreteModel, lean: LatencyInstance, groups: list[list[int]]) -> int:
-    """No-good rows: no placement of ``lean`` with these groups, on any of its supervisors."""
+def _exclude(m: pyo.ConcreteModel, lean: LatencyInstance, groups: list[list[int]], max_no_goods: int) -> int:
+    """No-good rows: no placement of ``lean`` with these groups, on any of its supervisors.
+
+    Raises :class:`TooManyGroups` when that takes more than ``max_no_goods`` rows.
+    """
     n = lean.n_operators
     fits = [
         {
@@ -250,7 +247,7 @@ def _exclude(m: pyo.ConcreteModel, lean: LatencyInstance, groups: list[list[int]
         for hosts in itertools.permutations(range(lean.n_supervisors), len(groups))
         if all(u in f for u, f in zip(hosts, fits, strict=True))
     ]
-    if len(labellings) > MAX_NO_GOODS:
+    if len(labellings) > max_no_goods:
         raise TooManyGroups(f"{len(labellings)} labellings of {len(groups)} groups to exclude")
     for hosts in labellings:
         m.no_good.add(sum(m.x[i, u] for g, u in zip(groups, hosts, strict=True) for i in g) <= n - 1)
@@ -259,19 +256,18 @@ def _exclude(m: pyo.ConcreteModel, lean: LatencyInstance, groups: list[list[int]
 
 def solve(
     inst: LatencyInstance,
-    options: Any,
+    settings: LatencySettings,
     solver: str,
     time_limit: float | None,
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
 ) -> ExactOutcome:
-    """The method of the module docstring; ``options``: :class:`odrp.kinds.latency.exact.model.Options` of the
-    restricted models. Raises :class:`TooManyGroups` when a labelling enumeration is too large."""
-    from odrp.kinds.latency.exact.model import build, separate_triangles, upper_bound
-
+    """The method of the module docstring with the ``settings`` of the exact method (the restricted
+    models always order interchangeable supervisors). Raises :class:`TooManyGroups` when a labelling
+    enumeration or a partition's no-good rows are too large."""
     start = time.perf_counter()
-    options = dataclasses.replace(options, classes=False, supervisor_symmetry=True, cutoff=False)
-    incumbent: tuple[float, list[int]] | None = upper_bound(inst)
+    restricted_settings = dataclasses.replace(settings, supervisor_symmetry=True)
+    incumbent: tuple[float, list[int]] | None = upper_bound(inst, settings.incumbent_iterations)
     if warm_start is not None:
         score = checked_start(evaluate, inst, warm_start)
         placement = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
@@ -279,12 +275,12 @@ def solve(
             incumbent = (score, placement)
     coefficients = objective_coefficients(inst)
     classes = supervisor_classes(inst)
-    components = _components(inst)
+    n_components = components(inst)
     cheapest_edge = min((coefficients["colocation"] + coefficients["events"] * t for t in inst.events), default=0.0)
 
     def quick_bound(counts: tuple[int, ...]) -> float:
         k = sum(counts)
-        return k * coefficients["supervisors"] + max(0, k - components) * cheapest_edge
+        return k * coefficients["supervisors"] + max(0, k - n_components) * cheapest_edge
 
     levels: dict[int, list[tuple[int, ...]]] = {}
     for counts in multisets(inst, classes):
@@ -321,13 +317,14 @@ def solve(
             log.append(entry)
             chosen = [u for c, n in zip(classes, counts, strict=True) for u in c[:n]]
             lean = restricted(inst, chosen)
-            m = build(lean, options)
+            m = build(lean, restricted_settings)
             for u in range(lean.n_supervisors):
                 m.y[u].fix(1)
             cpu = time.process_time()
             above = None if incumbent is None else incumbent[0] * (1 + 1e-9)
             deadline = None if time_limit is None else start + time_limit
-            entry["lp_bound"] = separate_triangles(m, lean, stop_above=above, deadline=deadline)["lp_bound"]
+            separation = separate_triangles(m, lean, settings, stop_above=above, deadline=deadline)
+            entry["lp_bound"] = separation["lp_bound"]
             entry["separation_cpu_s"] = round(time.process_time() - cpu, 2)
             if entry["lp_bound"] is None:
                 entry["pruned"] = "lp infeasible"
@@ -340,7 +337,7 @@ def solve(
                 entry["pruned"] = "lp bound"
                 continue
             for known in seen:  # partitions labelled already, in whatever multiset they were found
-                _exclude(m, lean, [sorted(g) for g in known])
+                _exclude(m, lean, [sorted(g) for g in known], settings.max_no_goods)
             entry["solves"], entry["solve_s"] = 0, []
             while True:
                 if incumbent is not None:
@@ -354,7 +351,11 @@ def solve(
                     return _stopped(inst, incumbent, left, start, log, mip_s)
                 limit = None if remaining is None else max(1.0, remaining)
                 run = run_solver(
-                    m, solver=solver, time_limit=limit, mip_gap=max(mip_gap, FIND_GAP), highs_options=HIGHS_OPTIONS
+                    m,
+                    solver=solver,
+                    time_limit=limit,
+                    mip_gap=max(mip_gap, settings.find_gap),
+                    highs_options={"mip_pscost_minreliable": settings.mip_pscost_minreliable},
                 )
                 mip_s += run.runtime_s
                 entry["solves"] += 1
@@ -370,10 +371,10 @@ def solve(
                 key = frozenset(frozenset(g) for g in groups)
                 if key not in seen:
                     seen.add(key)
-                    labelled = best_labelling(inst, groups)
+                    labelled = best_labelling(inst, groups, settings.labelling_nodes)
                     if labelled is not None and (incumbent is None or labelled[0] < incumbent[0]):
                         incumbent = labelled
-                _exclude(m, lean, groups)
+                _exclude(m, lean, groups, settings.max_no_goods)
     runtime = time.perf_counter() - start
     if incumbent is None:
         run = SolverRun(solver, "infeasible", None, None, None, runtime)
@@ -411,13 +412,13 @@ def _stopped(
     return ExactOutcome(SolverRun("", status, score, bound, gap, runtime), solution_json(inst, placement), stats)
 
 
-def _components(inst: LatencyInstance) -> int:
-    from odrp.kinds.latency.exact.model import _components as components
+def upper_bound(inst: LatencyInstance, iterations: int) -> tuple[float, list[int]] | None:
+    """The hybrid heuristic's feasible placement and score, or None if it violates a capacity.
 
-    return components(inst)
-
-
-def objective_coefficients(inst: LatencyInstance) -> dict[str, float]:
-    from odrp.kinds.latency.exact.model import objective_coefficients as coefficients
-
-    return coefficients(inst)
+    The ant system (seed 0, default settings) for ``iterations`` colonies, then hill climbing from
+    its best ant for at most ``iterations`` steps: deterministic, no wall-clock cap.
+    """
+    scorer = Scorer(inst)
+    p, _ = ant_system(scorer, random.Random(0), Budget(max_steps=iterations), AntSystemSettings())
+    p, _ = climb(scorer, p, Budget(max_steps=iterations))
+    return None if scorer.violations(p) else (scorer.score(p), p)

@@ -1,0 +1,56 @@
+"""The settings of the exact latency method (``odrp solve --param NAME=VALUE``).
+
+One frozen dataclass holds every tunable of :func:`odrp.kinds.latency.exact.solve.solve`: the valid
+inequalities of the model (:mod:`odrp.kinds.latency.exact.model`), the cutting-plane loop
+(:mod:`odrp.kinds.latency.exact.separation`) and the method by supervisor classes
+(:mod:`odrp.kinds.latency.exact.classes`). docs/methods/latency.md says why each default is what it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LatencySettings:
+    """Settings of the exact latency method; the defaults are the measured best."""
+
+    classes: bool | None = None
+    """Solve by supervisor classes (True) or as one MILP (False). None: by classes when the latency
+    term is a tie-break (:func:`odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm
+    start is given (the one MILP hands a warm start to the solver as a MIP start; ``classes=true``
+    takes it as the first incumbent)."""
+    connectivity: bool = True
+    """Add the connectivity row: cut edges >= supervisors used - components of the topology."""
+    fewest_supervisors: bool = True
+    """Add the row: supervisors used >= the fewest whose largest capacities cover the demand."""
+    twins: bool = True
+    """Order twin operators (equal demands, equal edges): the earlier one on the lower supervisor."""
+    supervisor_symmetry: bool = True
+    """Order interchangeable supervisors (equal capacities and, unless w1 = 0, equal latencies). The
+    restricted models of the classes method always order them."""
+    knapsack_trees: bool = True
+    """Separate knapsack tree rows per supervisor together with the triangle rows."""
+    scale: float | None = field(default=None, metadata={"gt": 0})
+    """Objective multiplier; None: 1 / (the smallest positive coefficient of eq. 1), capped to [1, 1e6]."""
+    rows_per_round: int = field(default=400, metadata={"ge": 1})
+    """Most triangle rows (and most knapsack tree rows) added per round of the cutting-plane loop."""
+    separation_rounds: int = field(default=50, metadata={"ge": 1})
+    """Most rounds of the cutting-plane loop (each solves the LP relaxation once)."""
+    separation_share: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    """Share of the time limit after which the one MILP's cutting-plane loop stops adding rounds."""
+    incumbent_iterations: int = field(default=100, metadata={"ge": 0})
+    """Colonies of the ant system, then steps of hill climbing (the hybrid heuristic, seed 0) that give
+    the classes method its first incumbent."""
+    find_gap: float = field(default=0.1, metadata={"ge": 0})
+    """Relative gap of the classes method's restricted solves (at least the run's own gap): each only
+    has to find a partition below the incumbent; the last, infeasible, one is the proof, which no gap
+    shortens."""
+    mip_pscost_minreliable: int = field(default=0, metadata={"ge": 0})
+    """HiGHS's ``mip_pscost_minreliable`` in the restricted solves: 0 (pseudo-costs reliable from the
+    first observation) switches strong branching off; HiGHS's own default is 8."""
+    labelling_nodes: int = field(default=200_000, metadata={"ge": 1})
+    """Node limit of one labelling enumeration; beyond it the method falls back to the one MILP."""
+    max_no_goods: int = field(default=5_000, metadata={"ge": 1})
+    """Most no-good rows for one partition (its labellings on a multiset's supervisors); beyond it the
+    method falls back to the one MILP."""
