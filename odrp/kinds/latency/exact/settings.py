@@ -48,9 +48,11 @@ class LatencySettings:
     shortens."""
     mip_pscost_minreliable: int = field(default=0, metadata={"ge": 0})
     """HiGHS's ``mip_pscost_minreliable`` in the restricted solves: 0 (pseudo-costs reliable from the
-    first observation) switches strong branching off; HiGHS's own default is 8."""
+    first observation) switches strong branching off; HiGHS's own default, 8, took 174 CPU s against
+    139 over the 18 T-R instance files."""
     labelling_nodes: int = field(default=200_000, metadata={"ge": 1})
-    """Node limit of one labelling enumeration; beyond it the method falls back to the one MILP."""
+    """Node limit of one labelling enumeration (a 3-group partition on 11 supervisors needs fewer than
+    1 500); beyond it the method falls back to the one MILP."""
     max_no_goods: int = field(default=5_000, metadata={"ge": 1})
     """Most no-good rows for one partition (its labellings on a multiset's supervisors); beyond it the
     method falls back to the one MILP."""
