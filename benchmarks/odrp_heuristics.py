@@ -18,7 +18,7 @@ resumed. Then the tables (markdown):
    (mean and, on the largest instances, the smallest ratio);
 3. what replication buys: the ODP optimum and Storm's EvenScheduler (ODP view) against ODRP.
 
-Until the Spark runner (``odrp bench``) lands, this reads the grid file itself: studies with a
+It reads the grid file itself (``odrp bench`` runs the same grid on Spark): studies with a
 ``generator`` + ``params`` (crossed) + ``seeds``, or an ``instances`` glob relative to the grid.
 """
 

@@ -1,8 +1,8 @@
 """Incremental evaluation of ODRP's utility F for search heuristics.
 
-The evaluator (:func:`odrp.kinds.replication.instance.evaluate_placement`) recomputes everything from a whole
-placement; a local search changes one or two operators at a time, and only a few terms of F move
-with them. :class:`PlacementState` keeps a placement together with every quantity of the paper's
+The evaluator (:func:`odrp.kinds.replication.evaluator.evaluate_placement`) recomputes everything
+from a whole placement; a local search changes one or two operators at a time, and only a few terms
+of F move with them. :class:`PlacementState` keeps a placement together with every quantity of the paper's
 QoS model (eqs. 1-21) that depends on it, split so that changing operator i touches only
 
 - i's latency R_{i,U_i} (eq. 1) and its node cost |U_i| C_i Res_i (eq. 2),

@@ -138,7 +138,7 @@ def test_heuristics_are_feasible_verified_and_never_beat_brute_force(seed, profi
 
 
 def test_local_search_is_near_the_brute_force_optimum_on_tiny_instances():
-    """The issue's target (2 % on average, 10 % at worst) on the brute-force cases."""
+    """The local search's quality target (a gap of 2 % on average, 10 % at worst) on the brute-force cases."""
     gaps = []
     for seed, profile, metric in CASES:
         inst = load(tiny(seed, profile, metric))

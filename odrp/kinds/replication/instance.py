@@ -1,7 +1,7 @@
 """ODRP: Optimal DSP Replication and Placement (Cardellini, Grassi, Lo Presti, Nardelli, 2017).
 
-Instance schema, solution schema and the evaluator. The evaluator implements the paper's QoS model
-(eqs. 1-21) directly from a placement, in plain Python, and never touches a model:
+Instance schema, solution schema and the paper's QoS model (eqs. 1-21), which the evaluator
+(:mod:`.evaluator`) computes directly from a placement, in plain Python, without any model:
 
 - placement: for each operator i a multiset U_i of its candidate nodes, 1 <= |U_i| <= k_i;
 - lambda_i: the summed rate of i's incoming streams, or ``input_rate`` for a source;

@@ -165,7 +165,7 @@ def _exchange(sc: _Scorer, x: list[int], u: int, v: int) -> dict[int, int] | Non
     return changes
 
 
-def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], budget: _Limit) -> tuple:
+def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[int]], limit: _Limit) -> tuple:
     """First-improvement descent over the three moves until none improves."""
     used = sc.load(x)
     best = sc.score(x)
@@ -184,7 +184,7 @@ def _descend(sc: _Scorer, x: list[int], rng: random.Random, allowed: list[list[i
                 yield _exchange(sc, x, u, v)
 
     improved = True
-    while improved and not budget.over():
+    while improved and not limit.over():
         improved = False
         for changes in neighbours():
             if not changes:
@@ -224,7 +224,7 @@ def _first_fit(sc: _Scorer, rng: random.Random) -> list[int] | None:
     return x
 
 
-def _beam(sc: _Scorer, width: int, budget: _Limit) -> list[int] | None:
+def _beam(sc: _Scorer, width: int, limit: _Limit) -> list[int] | None:
     """The best complete placement of a beam search ranked by the tail bound (step 1)."""
     inst = sc.inst
     _, tail = heads_and_tails(inst, inst.candidates)
@@ -238,7 +238,7 @@ def _beam(sc: _Scorer, width: int, budget: _Limit) -> list[int] | None:
         loads[inst.candidates[i][0]] += amount
     beam = [(0.0, 0.0, {}, {}, loads)]  # (bound, total load, option of each op, start of each op, node loads)
     for j in inst.topological_order:
-        if budget.over():
+        if limit.over():
             return None
         grown = []
         for bound, _total, x, began, loads in beam:
@@ -280,19 +280,19 @@ def local_search(
     wall = wall or Budget()
     rng = random.Random(settings.start_seed)
     sc = _Scorer(inst)
-    budget = _Limit.of(wall, settings.start_cpu_seconds)
-    x = _beam(sc, settings.start_width, budget)
+    limit = _Limit.of(wall, settings.start_cpu_seconds)
+    x = _beam(sc, settings.start_width, limit)
     for _ in range(settings.start_first_fit_tries):
         if x is not None:
             break
         x = _first_fit(sc, rng)
     if x is None:
         return None
-    x, best = _descend(sc, x, rng, sc.single, budget)
+    x, best = _descend(sc, x, rng, sc.single, limit)
     best_x = list(x)
     current = list(x)
     for kick in range(settings.start_kicks):
-        if budget.over():
+        if limit.over():
             break
         y = list(best_x if kick % settings.start_walk == 0 else current)
         moves = [_swap(sc, y, *rng.sample(range(len(y)), 2))] if len(y) > 1 else []
@@ -304,7 +304,7 @@ def local_search(
                 for op, n in changes.items():
                     y[op] = n
                 used = new_used
-        y, value = _descend(sc, y, rng, sc.single, budget)
+        y, value = _descend(sc, y, rng, sc.single, limit)
         current = y
         if _better(value, best):
             best, best_x = value, list(y)
