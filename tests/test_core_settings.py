@@ -22,6 +22,7 @@ class Example:
     fast: bool = True
     branch: Literal["spread", "first"] = "spread"
     cap: int | None = None
+    start: str | dict | None = None
 
 
 def test_defaults_and_text_values_from_the_command_line():
@@ -29,7 +30,9 @@ def test_defaults_and_text_values_from_the_command_line():
     got = from_options(Example, {"iterations": "7", "share": "0.25", "fast": "no", "branch": "first", "cap": "none"})
     assert got == Example(iterations=7, share=0.25, fast=False, branch="first", cap=None)
     assert from_options(Example, {"cap": "12"}).cap == 12
-    assert names(Example) == ("iterations", "share", "fast", "branch", "cap")
+    assert names(Example) == ("iterations", "share", "fast", "branch", "cap", "start")
+    assert from_options(Example, {"start": {"placement": {}}}).start == {"placement": {}}
+    assert from_options(Example, {"start": "greedy"}).start == "greedy"
 
 
 def test_values_from_a_grid_file_keep_their_types():
@@ -47,7 +50,7 @@ def test_values_from_a_grid_file_keep_their_types():
         ({"fast": "maybe"}, "--param fast", "true or false"),
         ({"branch": "widest"}, "--param branch", "one of spread, first"),
         ({"iterations": True}, "--param iterations", "an integer"),
-        ({"colour": "red"}, "--param colour", "an option of this method (branch, cap, fast, iterations, share)"),
+        ({"colour": "red"}, "--param colour", "an option of this method (branch, cap, fast, iterations, share, start)"),
     ],
 )
 def test_bad_values_name_the_option(options, field, expected):

@@ -46,8 +46,11 @@ def test_a_users_own_heuristics_and_benchmarks_folders_do_not_break_the_toolkit(
 
 
 def test_the_wheel_installs_only_the_odrp_package_tree_and_the_odrp_command(tmp_path):
+    source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info next to the sources
+    skip = shutil.ignore_patterns(".*", "build", "dist", "out", "*.egg-info", "__pycache__", "spark-warehouse")
+    shutil.copytree(ROOT, source, symlinks=True, ignore=skip)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(tmp_path), str(source)],
         capture_output=True,
         text=True,
         timeout=600,

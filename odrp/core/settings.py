@@ -7,7 +7,8 @@ processes). Nothing is read from module globals.
 
 :func:`from_options` builds such an object from ``name -> value`` pairs, as they come from the
 command line (``--param NAME=VALUE``, values as text) or from a grid file (values as YAML gives them):
-each value is converted to its field's type and checked, and anything else is bad input naming
+each value is converted to its field's type (bool, int, float, str, a Literal, a dict for a JSON
+object, or None where the type allows it) and checked, and anything else is bad input naming
 the option. A field may bound its value with ``dataclasses.field(metadata={"ge": 0})`` (also
 ``"gt"``, ``"le"``, ``"lt"``).
 """
@@ -129,6 +130,10 @@ def _typed(raw: Any, hint: Any, source: str, field_name: str) -> Any:
         if isinstance(raw, str):
             return raw
         raise InputError(source, field_name, f"text, got {_short(raw)}")
+    if hint is dict or origin is dict:
+        if isinstance(raw, Mapping):
+            return dict(raw)
+        raise InputError(source, field_name, f"a JSON object, got {_short(raw)}")
     raise InputError(source, field_name, f"a value this option cannot take from text ({hint}), got {_short(raw)}")
 
 
