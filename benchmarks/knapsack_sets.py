@@ -8,10 +8,12 @@ Prints markdown: one row per set (instances, solved to proven optimality, publis
 reproduced, best-known values reached, mean and largest wall and process CPU seconds per instance
 (on a shared machine the CPU seconds are the better guide to a quiet machine's wall time), largest
 gap left), and for the R-Storm instances one row per instance with the optimum and the gap of
-every scheduler to it. The published sets are read from ``--root`` (default ``../shared/external``
-next to the repository, or ``$ODRP_EXTERNAL``); a set whose folder is missing is skipped with a
-message. The R-Storm instances come from ``instances/qm3dkp``. The machine's load
-(``os.getloadavg``) is printed with the tables.
+every scheduler to it. The published sets are read from ``--root`` (or ``$ODRP_EXTERNAL``), a folder
+with one subfolder per set as in ``tests/data/external``; without either, from ``tests/data/external``
+itself, which holds a few files of each set (a set with no file there, such as ``gapabcd``, then needs
+``--root``). A set whose folder is missing under ``--root`` is skipped with a message. The R-Storm
+instances come from ``instances/qm3dkp``. The machine's load (``os.getloadavg``) is printed with the
+tables.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ from odrp.methods import run_method
 from odrp.registry import KINDS
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_ROOT = Path(os.environ.get("ODRP_EXTERNAL", REPO.parent / "shared" / "external"))
-if not DEFAULT_ROOT.is_dir():
-    DEFAULT_ROOT = Path("/work/shared/external")
+TEST_ROOT = REPO / "tests" / "data" / "external"
+"""A few files of every published set, with their optima (what the tests use)."""
+DEFAULT_ROOT = Path(os.environ["ODRP_EXTERNAL"]) if os.environ.get("ODRP_EXTERNAL") else TEST_ROOT
+"""``$ODRP_EXTERNAL`` (the whole sets) when it is set, else :data:`TEST_ROOT`."""
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,12 @@ def _num(x: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help=f"published sets (default {DEFAULT_ROOT})")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help=f"folder of the published sets (default: $ODRP_EXTERNAL, else the few files of {TEST_ROOT})",
+    )
     parser.add_argument("--sets", default=",".join(DEFAULT_SETS), help=f"comma list of {', '.join([*SETS, 'rstorm'])}")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--solver", default=None, help="default: each kind's default solver")
@@ -224,7 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in names if s not in SETS and s != "rstorm"]
     if unknown:
         parser.error(f"unknown sets {unknown}")
-    print(f"time limit {args.time_limit:g} s, solver {args.solver or 'per-kind default'}, load {os.getloadavg()}\n")
+    args.root = args.root or DEFAULT_ROOT
+    if args.root.resolve() == TEST_ROOT.resolve():
+        absent = [s for s in names if s in SETS and not any((args.root / SETS[s].folder).glob(SETS[s].pattern))]
+        if absent:
+            parser.error(
+                f"--sets {','.join(absent)}: no file of {'it' if len(absent) == 1 else 'them'} in {args.root}; "
+                "give the folder of the whole sets with --root DIR or $ODRP_EXTERNAL"
+            )
+    print(
+        f"sets from {args.root}, time limit {args.time_limit:g} s, solver {args.solver or 'per-kind default'}, "
+        f"load {os.getloadavg()}\n"
+    )
     published = [s for s in names if s in SETS]
     if published:
         print(HEADER)

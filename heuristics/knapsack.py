@@ -6,9 +6,9 @@ mkp, gap, mdkp, qkp, qmkp and qm3dkp alike, and report the family's objective of
 (shared with the exact method's warm start):
 
 - ``greedy``: best gain per room taken, or MTHG's regret order where every item must be placed;
-- ``local_search``: iterated local search from the greedy solution, ``--param iterations=20``
-  (kick-and-descend rounds) and ``strength`` (copies moved per kick, default a tenth of them),
-  deterministic for a given seed; ``time_limit`` ends it early.
+- ``local_search``: iterated local search from the greedy solution (settings:
+  :class:`~odrp.heuristics.knapsack_search.LocalSearchSettings`, ``--param iterations=20``,
+  ``strength`` and ``exchange_limit``), deterministic for a given seed; ``time_limit`` ends it early.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import time
 from typing import Any
 
 import numpy as np
-from odrp.heuristics.knapsack_search import State, greedy, local_search
 
-from odrp.core.errors import InputError
 from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.heuristics.knapsack_search import LocalSearchSettings, State, greedy, local_search
 from odrp.kinds.knapsack.family import KINDS, Family
 from odrp.kinds.knapsack.mapping import family_of, solution_of
 
@@ -31,9 +30,7 @@ def _outcome(instance: Any, f: Family, counts: np.ndarray, stats: dict[str, Any]
     return HeuristicOutcome(solution_of(instance, f, counts), f.objective(counts), stats)
 
 
-def _greedy(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
-    if options:
-        raise InputError("command line", "--param", f"no options for greedy, got {sorted(options)}")
+def _greedy(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
     f = family_of(instance)
     state = State(f)
     if not greedy(state):
@@ -41,20 +38,23 @@ def _greedy(instance: Any, *, seed: int = 0, time_limit: float | None = None, **
     return _outcome(instance, f, state.copy_counts(), {"placed": int(state.n.sum())})
 
 
-def _local_search(instance: Any, *, seed: int = 0, time_limit: float | None = None, **options: Any) -> HeuristicOutcome:
-    unknown = set(options) - {"iterations", "strength"}
-    if unknown:
-        raise InputError("command line", "--param", f"iterations or strength, got {sorted(unknown)}")
+def _local_search(
+    instance: Any,
+    *,
+    seed: int = 0,
+    time_limit: float | None = None,
+    settings: LocalSearchSettings | None = None,
+) -> HeuristicOutcome:
+    settings = settings or LocalSearchSettings()
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     f = family_of(instance)
     state = State(f)
     if not greedy(state):
         return HeuristicOutcome(None, None, {}, "local_search: the greedy start leaves a copy that fits nowhere")
     start = f.objective(state.n)
-    iterations = int(options.get("iterations", 20))
-    strength = int(options.get("strength", max(2, int(f.count.sum()) // 10)))
-    counts = local_search(state, seed, iterations, strength, deadline)
-    return _outcome(instance, f, counts, {"greedy_objective": start, "iterations": iterations, "strength": strength})
+    counts = local_search(state, seed, settings, deadline)
+    stats = {"greedy_objective": start, "iterations": settings.iterations, "strength": settings.kick_size(f)}
+    return _outcome(instance, f, counts, stats)
 
 
 HEURISTICS: tuple[Heuristic, ...] = (
@@ -70,5 +70,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=_local_search,
         description="knapsack family: iterated local search (add, drop, shift, swap, exchange) from the greedy",
         randomized=True,
+        settings=LocalSearchSettings,
     ),
 )

@@ -17,22 +17,40 @@ hard dimension within capacity.
   knapsack), *swap in/out* (a packed copy for an unpacked one in the same knapsack) and, for small
   instances, *exchange* (two copies of different classes trade knapsacks); then ``iterations``
   rounds of a random kick (``strength`` copies removed and, where every copy must be placed, put
-  back at random) followed by descent, keeping the best. Deterministic for a given seed; a deadline
-  ends it early.
+  back at random) followed by descent, keeping the best (:class:`LocalSearchSettings`). Deterministic
+  for a given seed; a deadline ends it early.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from odrp.kinds.knapsack.family import CAPACITY_RTOL, Family
 
 EPS = 1e-9
-EXCHANGE_LIMIT = 400
-"""Exchange moves are tried only when at most this many (class, knapsack) cells hold copies."""
+"""Smallest gain that counts as an improvement."""
+
+
+@dataclass(frozen=True)
+class LocalSearchSettings:
+    """Settings of the iterated local search: the ``local_search`` heuristic and the exact method's search start."""
+
+    iterations: int = field(default=20, metadata={"ge": 0})
+    """Rounds of kick and descent after the first descent."""
+    strength: int | None = field(default=None, metadata={"ge": 0})
+    """Copies a kick takes out (and, where every copy must be placed, puts back at random); None: a
+    tenth of all copies, at least 2."""
+    exchange_limit: int = field(default=400, metadata={"ge": 0})
+    """Exchange moves (two copies trade knapsacks; their number grows with the square of the occupied
+    cells) are tried only while at most this many (class, knapsack) cells hold copies."""
+
+    def kick_size(self, f: Family) -> int:
+        """The copies one kick moves in ``f``."""
+        return max(2, int(f.count.sum()) // 10) if self.strength is None else self.strength
 
 
 class State:
@@ -171,10 +189,15 @@ def _regret_fill(state: State, fixed: np.ndarray | None) -> bool:
 # ----------------------------------------------------------------------------- local search
 
 
-def descend(state: State, deadline: float | None) -> None:
+def descend(state: State, deadline: float | None, exchange_limit: int) -> None:
     """Best-improvement descent until no move gains (or the deadline passes)."""
     while deadline is None or time.perf_counter() < deadline:
-        if not (_best_add_or_drop(state) or _best_shift(state) or _best_swap_in(state) or _best_exchange(state)):
+        if not (
+            _best_add_or_drop(state)
+            or _best_shift(state)
+            or _best_swap_in(state)
+            or _best_exchange(state, exchange_limit)
+        ):
             return
 
 
@@ -231,11 +254,11 @@ def _best_swap_in(state: State) -> bool:
     return True
 
 
-def _best_exchange(state: State) -> bool:
-    """Two copies of different classes in different knapsacks trade places."""
+def _best_exchange(state: State, limit: int) -> bool:
+    """Two copies of different classes in different knapsacks trade places (at most ``limit`` occupied cells)."""
     f = state.f
     cells = list(zip(*np.nonzero(state.n), strict=True))
-    if len(cells) > EXCHANGE_LIMIT:
+    if len(cells) > limit:
         return False
     before = f.sign * state.objective()
     best = (EPS, None)
@@ -283,16 +306,17 @@ def _kick(state: State, rng: random.Random, strength: int) -> None:
             state.move(int(c), rng.choice(options) if options else int(k), 1)
 
 
-def local_search(state: State, seed: int, iterations: int, strength: int, deadline: float | None) -> np.ndarray:
+def local_search(state: State, seed: int, settings: LocalSearchSettings, deadline: float | None) -> np.ndarray:
     """Iterated local search from the state's solution; returns the best counts found."""
     rng = random.Random(seed)
-    descend(state, deadline)
+    strength = settings.kick_size(state.f)
+    descend(state, deadline, settings.exchange_limit)
     best, best_value = state.copy_counts(), state.f.sign * state.objective()
-    for _ in range(iterations):
+    for _ in range(settings.iterations):
         if deadline is not None and time.perf_counter() >= deadline:
             break
         _kick(state, rng, strength)
-        descend(state, deadline)
+        descend(state, deadline, settings.exchange_limit)
         value = state.f.sign * state.objective()
         if value > best_value + EPS:
             best, best_value = state.copy_counts(), value
@@ -301,10 +325,10 @@ def local_search(state: State, seed: int, iterations: int, strength: int, deadli
     return best
 
 
-def warm_start(f: Family, seconds: float, seed: int = 0, iterations: int = 10) -> np.ndarray | None:
+def warm_start(f: Family, seconds: float, settings: LocalSearchSettings, seed: int = 0) -> np.ndarray | None:
     """Counts of a good solution within ``seconds`` (greedy, then local search), None if greedy fails."""
     deadline = time.perf_counter() + seconds
     state = State(f)
     if not greedy(state):
         return None
-    return local_search(state, seed, iterations, max(2, int(f.count.sum()) // 10), deadline)
+    return local_search(state, seed, settings, deadline)

@@ -1,4 +1,4 @@
-"""The arc-flow search for the multiple knapsack (odrp/models/knapsack/arcflow.py).
+"""The arc-flow search for the multiple knapsack (odrp/kinds/knapsack/exact/arcflow.py).
 
 Every expected number comes from outside the model: brute force over all assignments scored by the
 kind's evaluator (tests/knapsack_bruteforce.py), hand arithmetic, or Dell'Amico et al.'s published optima.

@@ -3,8 +3,9 @@
 The list must hold exactly the item multisets its docstring names, whatever the pruning: here they are
 enumerated by brute force over every count vector within the class bounds and filtered by the
 conditions written out again in this file (worth, weight, surrogate and rho brackets, cardinality).
-Then the two Dell'Amico et al. SMALL files the listing settles since the tables (before, the listing
-hit its visit limit and the search ended unproven): solved with the published optima.
+Then two Dell'Amico et al. SMALL files whose thresholds the listing decides only because its tables
+prune by weight (with the profit sums alone it reaches its visit limit): solved with the published
+optima.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import csv
 import itertools
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ import pytest
 
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import arcflow
+from odrp.kinds.knapsack.exact.settings import ArcFlowSettings
 from odrp.methods import run_method
 from odrp.registry import KINDS
 
@@ -74,14 +77,14 @@ def brute_force(mkp: arcflow.Mkp, bound: arcflow.Bound, allowed: np.ndarray, the
     return out
 
 
-@pytest.mark.parametrize("table_limit", [arcflow.SUFFIX_TABLE_LIMIT, 0], ids=["tables", "sums only"])
-def test_listing_equals_brute_force(table_limit, monkeypatch):
+@pytest.mark.parametrize("table_limit", [ArcFlowSettings().suffix_table_limit, 0], ids=["tables", "sums only"])
+def test_listing_equals_brute_force(table_limit):
     """200 random cases, with the knapsack tables and with their one-column fallback (no weight limit)."""
-    monkeypatch.setattr(arcflow, "SUFFIX_TABLE_LIMIT", table_limit)
+    settings = replace(ArcFlowSettings(), set_limit=10_000, suffix_table_limit=table_limit)
     nonempty = 0
     for seed in range(200):
         mkp, bound, allowed, theta, delta = random_case(seed)
-        listed = arcflow.candidate_sets(mkp, bound, allowed, theta, delta, limit=10_000)
+        listed = arcflow.candidate_sets(mkp, bound, allowed, theta, delta, settings)
         assert listed is not None
         keys = [tuple(int(v) for v in n) for n in listed]
         assert len(keys) == len(set(keys)), f"seed {seed}: a set listed twice"
@@ -106,8 +109,9 @@ def test_too_many_sets_give_none():
     )
     bound = arcflow.lagrangian_bound(mkp, None, np.zeros(4), 0.0, 4)  # rho = profit; rho bracket: >= 10 - delta
     allowed = np.array([[0, 1]] * 4)
-    assert arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, limit=10) is None
-    assert len(arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, limit=16)) == 16
+    ten, sixteen = (replace(ArcFlowSettings(), set_limit=limit) for limit in (10, 16))
+    assert arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, ten) is None
+    assert len(arcflow.candidate_sets(mkp, bound, allowed, 0.0, 10.0, sixteen)) == 16
     # worth >= 9 (weight = profit here, total capacity 10): all four (10) and {4, 3, 2} (9); the next, {4, 3, 1}, is 8
     assert [n.tolist() for n in arcflow.candidate_sets(mkp, bound, allowed, 9.0, 10.0)] == [[1, 1, 1, 1], [1, 1, 1, 0]]
 
@@ -120,8 +124,8 @@ def published() -> dict[str, float]:
     "name", ["probT1_0U_R50_T002_M020_N0060_seed09.txt", "probT1_2S_R50_T002_M020_N0060_seed05.txt"]
 )
 def test_published_optimum_by_the_listing(name):
-    """The two SMALL files left open before the tables: every threshold from floor(L) down is decided
-    by the packing step, no graph stage (sets listed and refuted, then the optimum packed; or, when the
+    """Two SMALL files whose listing needs the weight in its tables: every threshold from floor(L) down is
+    decided by the packing step, no graph stage (sets listed and refuted, then the optimum packed; or, when the
     short refill has found the optimum first, every threshold above it refuted); the published optimum."""
     data = knapsack_io.read("dellamico-mkp", DATA / name)[0]
     result = run_method(MKP, MKP.load(data, data["name"]), "exact", formulation="arcflow", time_limit=120)

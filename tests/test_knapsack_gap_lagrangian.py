@@ -1,4 +1,4 @@
-"""The Lagrangian search for the GAP (odrp/models/knapsack/gap_lagrangian.py).
+"""The Lagrangian search for the GAP (odrp/kinds/knapsack/exact/gap_lagrangian.py).
 
 Every expected number comes from outside the search: brute force over all assignments scored by the
 kind's evaluator (tests/knapsack_bruteforce.py), brute force over subsets and choices written here,
@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ import pytest
 from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import gap_lagrangian as gl
+from odrp.kinds.knapsack.exact.settings import KnapsackSettings, LagrangianSettings
 from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
 from odrp.registry import KINDS
@@ -92,12 +94,12 @@ def test_hand_example():
     assert result.solution["assignment"] == [0, 1, 1]
 
 
-def test_handing_over_to_the_compact_model(monkeypatch):
+def test_handing_over_to_the_compact_model():
     """With no set allowed the search hands over at once; the compact model gets the bound floor(L)."""
-    monkeypatch.setattr(gl, "SET_LIMIT", 0)
+    settings = KnapsackSettings(lagrangian=replace(LagrangianSettings(), set_limit=0))
     for seed in (1, 2):
         instance = GAP.load(gen.gap(seed=seed, agents=3, jobs=6, gap_type="d", sense="max"), "tiny")
-        result = run_method(GAP, instance, "exact", formulation="lagrangian")
+        result = run_method(GAP, instance, "exact", formulation="lagrangian", options=settings)
         stats = result.metrics["method_stats"]
         assert stats["formulation"] == "compact" and stats["lagrangian"]["handed_over"] == "too many sets"
         assert stats["objective_bound"] == math.floor(stats["lagrangian"]["lagrangian_bound"] + gl.TOL)

@@ -1,4 +1,4 @@
-"""The packing step of the arc-flow search (odrp/models/knapsack/packing.py and arcflow.packing_step).
+"""The packing step of the arc-flow search (odrp/kinds/knapsack/exact/packing.py and arcflow.packing_step).
 
 Every expected answer comes from outside the search: brute force over every assignment of the copies
 to the knapsacks (written here, independent of the search), hand arithmetic, brute force over all
@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import itertools
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,8 @@ import pytest
 
 from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack import readers as knapsack_io
-from odrp.kinds.knapsack.exact import arcflow, packing
+from odrp.kinds.knapsack.exact import packing
+from odrp.kinds.knapsack.exact.settings import ArcFlowSettings, KnapsackSettings
 from odrp.methods import run_method
 from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum
@@ -115,14 +117,14 @@ def test_node_limit_leaves_it_undecided():
 
 
 @pytest.mark.parametrize("seed", [229, 231])
-def test_packing_step_refutes_then_packs(seed, monkeypatch):
+def test_packing_step_refutes_then_packs(seed):
     """Generated MKPs where the packing step first shows that no item set worth the threshold packs,
     then packs the best set worth a lower one; the optimum is the brute force's. (The refill search is
     switched off: on these it finds the optimum first, and the packing step then only refutes.)"""
-    monkeypatch.setattr(arcflow, "refill_step", lambda f, mkp, best, *args, **kwargs: best)
+    no_refill = replace(ArcFlowSettings(), quick_refill_seconds=0.0, refill_seconds=0.0)
     data = gen.mkp(seed=seed, items=8, knapsacks=3, correlation="uncorrelated", max_weight=20)
     instance = MKP.load(data, "tiny")
-    result = run_method(MKP, instance, "exact", formulation="arcflow")
+    result = run_method(MKP, instance, "exact", formulation="arcflow", options=KnapsackSettings(arcflow=no_refill))
     assert result.status == "optimal" and result.verified, result.message
     assert result.objective == optimum("mkp", instance)
     stages = result.metrics["method_stats"]["stages"]

@@ -1,4 +1,4 @@
-"""The QKP reduction (odrp/models/knapsack/qkp_reduction.py): every fixing is checked against brute force.
+"""The QKP reduction (odrp/kinds/knapsack/exact/qkp_reduction.py): every fixing is checked against brute force.
 
 Brute force here enumerates every subset of items of small random QKPs and asks the kind's evaluator
 (tests/knapsack_bruteforce.py), independently of the LP. The claims checked:
@@ -23,6 +23,7 @@ import pytest
 from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.exact import qkp_reduction as qr
 from odrp.kinds.knapsack.exact import qkp_search
+from odrp.kinds.knapsack.exact.settings import TabuSettings
 from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
 from odrp.registry import KINDS
@@ -187,7 +188,7 @@ def test_the_tabu_search_returns_feasible_solutions_at_their_value():
         instance = QKP.load(random_qkp(seed, 11, negative=seed % 2 == 0), "<test>")
         q = qr.qkp_of(family_of(instance))
         empty = np.zeros(q.n, dtype=int)
-        chosen, value = qkp_search.improve(q, empty, iterations=200)
+        chosen, value = qkp_search.improve(q, empty, settings=TabuSettings(iterations=200))
         evaluation = QKP.evaluate(instance, {"assignment": [0 if b else None for b in chosen]}, "<test>")
         assert evaluation.feasible and evaluation.objective == pytest.approx(value)
         assert value <= brute_force("qkp", instance) + 1e-9

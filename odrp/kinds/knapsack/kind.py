@@ -1,8 +1,9 @@
 """Declares the seven kinds of the knapsack family: kp, mkp, gap, mdkp, qkp, qmkp and R-Storm's qm3dkp.
 
 All seven share one exact entry (:func:`odrp.kinds.knapsack.exact.solve.solve`), which maps each
-instance onto the family's general form; they differ in schema, loader, evaluator, generators and
-the formulations that apply to them.
+instance onto the family's general form, and its settings
+(:class:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings`); they differ in schema, loader,
+evaluator, generators and the formulations that apply to them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from odrp.kinds.knapsack.evaluator import (
     evaluate_qkp,
     evaluate_qmkp,
 )
+from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.exact.solve import solve
 from odrp.kinds.knapsack.instance import (
     GapSpec,
@@ -72,6 +74,7 @@ def _kind(
         size_label="items",
         solvers=("highs", "cbc", "cpsat"),
         formulations=formulations,
+        settings=KnapsackSettings,
     )
 
 
@@ -113,5 +116,6 @@ KINDS: tuple[ProblemKind, ...] = (
         solvers=("highs", "cbc", "cpsat"),
         formulations=FORMULATIONS,
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
+        settings=KnapsackSettings,
     ),
 )

@@ -7,7 +7,7 @@ between components. The cluster is a set of ``nodes``, each in a ``rack``, with 
 bandwidth capacities. The paper's eqs. (1)-(2) state the three budgets W1 (CPU), W2 (bandwidth),
 W3 (memory) per node; section 3 makes memory a hard constraint and CPU and bandwidth soft ones,
 and its third "challenge" is the quadratic profit of placing communicating tasks close together.
-Our exact objective (the issue's reading of the paper), maximised:
+Our reading of the paper as one exact objective, maximised:
 
     sum over edges (A, B), over task pairs (a of A, b of B):
         weight / (parallelism_A * parallelism_B) * colocation.node  if a and b are on one node,

@@ -8,13 +8,13 @@ Martello ("Mathematical models and decomposition methods for the multiple knapsa
 path in a graph of partial fillings, and m units of flow, one per knapsack, share the items.
 
 **The graph** (our reading of the paper's AF model, with its "items in a fixed order" reduction made
-strict). Classes are ordered by non-increasing weight, c = 0 .. n-1. A node (i, u) says "the classes
-before i are decided and weigh u"; an arc (i, u) -> (i + 1, u + t w_i) takes t in 0 .. q_i copies of
-class i (t = 0: the class is skipped). Only partial sums reachable in that order, and not above the
-largest capacity, are nodes, so every path is exactly one pattern (a multiset of at most q_c copies of
-each class), listed once. A path ends at (n, u); end arcs lead to *terminals* T_u, loss arcs join
-consecutive terminals, and the knapsacks of capacity c leave the graph at T_c. With x_a the number of
-knapsacks that use arc a (integer):
+strict; the labels (AF.1)-(AF.3) are ours). Classes are ordered by non-increasing weight, c = 0 ..
+n-1. A node (i, u) says "the classes before i are decided and weigh u"; an arc (i, u) -> (i + 1,
+u + t w_i) takes t in 0 .. q_i copies of class i (t = 0: the class is skipped). Only partial sums
+reachable in that order, and not above the largest capacity, are nodes, so every path is exactly one
+pattern (a multiset of at most q_c copies of each class), listed once. A path ends at (n, u); end
+arcs lead to *terminals* T_u, loss arcs join consecutive terminals, and the knapsacks of capacity c
+leave the graph at T_c. With x_a the number of knapsacks that use arc a (integer):
 
     max   sum_a p(a) x_a                              p(a) = t p_i for an arc taking t copies of i   (AF.1)
     s.t.  sum_{a into v} x_a - sum_{a out of v} x_a = b_v  for every node and terminal v            (AF.2)
@@ -25,10 +25,10 @@ knapsacks that use arc a (integer):
 A path into T_c weighs at most c, so every integer flow decomposes into m feasible knapsack contents
 and (AF.3) keeps the copies apart: the model is exact. Its LP relaxation is the configuration LP (one
 convex combination of patterns per knapsack); the paper's graph on partial sums alone is smaller but
-lets a path repeat an item, and its LP (measured) was too slow for HiGHS on the SMALL instances.
+lets a path repeat an item, and its LP was too slow for HiGHS on the SMALL instances.
 
 **Reductions.** The full graph has about n (max_k c_k) nodes (60 x 3 000 on the largest SMALL
-instances, where HiGHS does not finish the root LP in 600 s). It is cut down by Lagrangian
+instances, too many for HiGHS to finish the root LP). It is cut down by Lagrangian
 (reduced-cost) fixing. For multipliers beta, gamma (any sign), lambda >= 0 and a valid bound N on the
 number of copies packed, write p_c = beta_c + gamma_c + lambda + rho_c. For every feasible solution
 with contents n_k (copies per class in knapsack k) and n = sum_k n_k:
@@ -57,53 +57,54 @@ N, 0 <= t_c <= q_c (Lalonde, Cote and Gendron 2022 use this combination in branc
 the rounded-down bound of the same LP for unit profits. L is recomputed from each iteration's duals by
 (LR), so it is a valid bound even when the column generation is stopped early.
 
-**The search** (:func:`solve`). An incumbent comes from the integer master over the generated
-patterns (HiGHS, at most 5% of the time limit) and from the caller's start. Then thresholds
-theta = floor(L), floor(L) - 1, floor(L) - 4, ... down to the incumbent + 1 (integral profits; a
-fractional profit makes theta = L then the incumbent). Each stage first tries the packing step, then
-the graph:
+**The search** (:func:`solve`). The fields named below are those of
+:class:`~odrp.kinds.knapsack.exact.settings.ArcFlowSettings`. An incumbent comes from the caller's
+start and from the integer master over the generated patterns (HiGHS, ``master_share`` of the time
+limit, at most ``master_seconds``); when it is below floor(L), a short refill (below; ``quick_refill_share``
+of the time limit, at most ``quick_refill_seconds``) may lift it. Then thresholds theta = floor(L),
+floor(L) - 1, floor(L) - g, floor(L) - g^2, ... (g = ``threshold_growth``) down to the incumbent + 1
+(integral profits; a fractional profit makes theta = L then the incumbent). Each stage first tries
+the packing step, then the graph:
 
 - *The packing step* (:func:`packing_step`). The class bounds for theta often leave (nearly) no
-  choice of items: with L at the optimum, as on the m = 10, n = 60 SMALL instances, every class is
-  fixed in or out. :func:`candidate_sets` lists every multiset of copies a solution worth theta may
-  pack: within the class bounds, worth at least theta, weighing at most C, and meeting the rows the
-  stage model adds (surrogate and rho brackets, cardinality); the listing (depth first over the
-  classes the bounds leave open) drops a partial set as soon as the open classes cannot, within the
-  weight left, lift its profit, surrogate or rho value to the row's floor (suffix tables of exact
-  bounded knapsacks over those classes, so only sets that cannot qualify are dropped; before these
-  tables the listing stopped at ``SET_VISITS`` on 0U_M020_N0060_seed09 at the threshold 24 274, where
-  55 sets qualify). When there are at most ``SET_LIMIT``,
-  they are tried best first, each by the exact bin completion of :mod:`.packing` (all copies of the
-  set into the m knapsacks; gap budget from gamma). The argument: every solution worth >= theta packs
-  one of the listed sets. So the first set that packs is the best solution worth >= theta, hence
-  (no solution better than it is worth theta or more, or it would be in a better set) the optimum;
-  and if no set packs, no solution is worth theta: the optimum is at most theta - 1 (integral
-  profits; at most theta otherwise) and the next threshold follows, exactly as after an infeasible
-  stage. Sets refuted once are skipped at later thresholds. A packing search stopped by its time
-  (``PACKING_SHARE`` of the time left) or too many sets leave the threshold to the graph.
+  choice of items: with L at the optimum every class may be fixed in or out. :func:`candidate_sets`
+  lists every multiset of copies a solution worth theta may pack: within the class bounds, worth at
+  least theta, weighing at most C, and meeting the rows the stage model adds (surrogate and rho
+  brackets, cardinality); the listing (depth first over the classes the bounds leave open) drops a
+  partial set as soon as the open classes cannot, within the weight left, lift its profit, surrogate
+  or rho value to the row's floor (suffix tables of exact bounded knapsacks over those classes, so
+  only sets that cannot qualify are dropped). When there are at most ``set_limit`` (and listing them
+  visits at most ``set_visits`` partial sets), they are tried best first, each by the exact bin
+  completion of :mod:`.packing` (all copies of the set into the m knapsacks; gap budget from gamma).
+  The argument: every solution worth >= theta packs one of the listed sets. So the first set that
+  packs is the best solution worth >= theta, hence (no solution better than it is worth theta or
+  more, or it would be in a better set) the optimum; and if no set packs, no solution is worth theta:
+  the optimum is at most theta - 1 (integral profits; at most theta otherwise) and the next threshold
+  follows, exactly as after an infeasible stage. Sets refuted once are skipped at later thresholds. A
+  packing search stopped by its time (``packing_share`` of the time left) or too many sets leave the
+  threshold to the graph.
 - *The graph*: the graph reduced for theta, and HiGHS asked for the best flow worth at least theta.
   An optimal flow is the optimum of the instance (every solution worth theta or more is in the
   graph); an infeasible stage proves the optimum below theta and opens the next; an infeasible last
   stage proves the incumbent optimal. An intermediate stage runs only while its graph has at most
-  half the arcs of the last one (otherwise the last stage alone is cheaper). The flow is decomposed
-  into one path per knapsack.
+  ``stage_share`` of the last one's arcs (otherwise the last stage alone is cheaper). A graph of more
+  than ``arc_limit`` arcs ends the search with the bound proven so far. The flow is decomposed into
+  one path per knapsack.
 - *The refill* (:func:`refill_step`, once): before the first graph stage with more than
-  ``REFILL_ARCS`` arcs, the ruin-and-recreate search of :mod:`.refill` looks for a better incumbent
-  (a heuristic: it proves nothing). One that meets the bound proven so far (floor of it, integral
-  profits) is optimal; a better one below it restarts the thresholds from that bound down to its
-  value + 1 (the thresholds refuted before stay refuted), so the last stage's graph shrinks.
+  ``refill_arcs`` arcs (``refill_share`` of the time left, at most ``refill_seconds``), the
+  ruin-and-recreate search of :mod:`.refill` looks for a better incumbent (a heuristic: it proves
+  nothing). One that meets the bound proven so far (floor of it, integral profits) is optimal; a
+  better one below it restarts the thresholds from that bound down to its value + 1 (the thresholds
+  refuted before stay refuted), so the last stage's graph shrinks.
 
-Time: the bound N gets 10% of the time limit, the column generation runs until 30%, the stages take
-the rest; a stage stopped by the limit leaves its incumbent and the bound min(the refuted thresholds'
-bound, max(its own bound, theta - 1)); an incumbent that meets that bound is optimal.
+Time: the bound N may take its column generation until ``cardinality_share`` of the time limit, the
+column generation of L runs until ``generation_share``, the stages take the rest; a stage stopped by
+the limit leaves its incumbent and the bound min(the refuted thresholds' bound, max(its own bound,
+theta - 1)); an incumbent that meets that bound is optimal.
 
-Measured on Dell'Amico et al.'s SMALL set (README, knapsack section): every third file, 45 of 60
-proven optimal in 60 s before the packing step (34 with the compact model); with it, the m = 10,
-n = 60 instances (bound at the optimum, item set fixed) are packed in seconds and six others whose
-last stage did not finish are settled by refuting every threshold. On strongly correlated instances
-hundreds of item sets tie at theta = L (the listing gives up) and the graph stage (about 110 000
-arcs) does not finish; there L is often the optimum and the refill finds a packing worth it
-(2S_M010_N0060 seeds 01, 03, 09).
+On Dell'Amico et al.'s SMALL set (180 instances) the search proves every optimum within a 60 s limit;
+docs/methods/knapsack.md has the measurements, the instances that tuned the limits and what was
+tried and dropped.
 
 Applies to a :class:`~odrp.kinds.knapsack.family.Family` with one hard dimension, profits and weights
 the same in every knapsack, integer weights, no pair profit, no soft dimension, at most one knapsack
@@ -117,6 +118,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,42 +128,18 @@ from odrp.core.result import Status, relative_gap
 from odrp.core.solvers import SolverRun, solver_version
 from odrp.core.solvers.highs import run_highspy
 from odrp.kinds.knapsack.exact import packing, refill
+from odrp.kinds.knapsack.exact.settings import ArcFlowSettings
 from odrp.kinds.knapsack.family import Family
 
-TABLE_LIMIT = 30_000_000
-"""Largest (classes x capacity) a dynamic-programming table may hold (numbers, not bytes)."""
-ARC_LIMIT = 400_000
-"""Largest reduced graph handed to HiGHS; a larger stage ends the search with the bound proven so far."""
-STAGE_SHARE = 0.5
-"""An intermediate stage runs only while its graph has at most this share of the last stage's arcs."""
-SET_LIMIT = 256
-"""The packing step runs when at most this many item sets can be worth the threshold..."""
-SET_VISITS = 200_000
-"""... and listing them takes at most this many partial sets."""
-SUFFIX_TABLE_LIMIT = 2_000_000
-"""Largest (free classes x room) table :func:`candidate_sets` prunes its listing with (per value row)."""
-PACKING_SHARE = 0.5
-"""Share of the time left that the packing step may take before the stage goes to HiGHS."""
-QUICK_REFILL_SECONDS = 1.0
-"""After the integer master, an incumbent below floor(L) gets a refill of at most 1% of the time limit,
-at most this long (measured: an integer master stopped by its time share under load left 7 607 where
-the optimum is 30 968, 2S_M020_N0060_seed08, and the last stage's graph went to 46 000 arcs)."""
-REFILL_ARCS = 50_000
-REFILL_SECONDS = 45.0
-REFILL_SHARE = 0.75
-"""Before the first graph stage with more than ``REFILL_ARCS`` arcs (or too large to build) the refill
-search of :mod:`.refill` may take this share of the time left, at most ``REFILL_SECONDS``. Measured
-(load 7): the four 2S_M010_N0060 files it settles had graphs of 108 000-115 000 arcs at L; the files it
-only slowed down (2S_M010_N0040_seed03, 2S_M020_N0060_seed02: 4.9 and 6.9 s without it, 58 and 31 s
-with it before every graph stage) had 2 000-10 000. A graph stage that large did not finish in 35 s
-(121 565 arcs at L on 2S_M010_N0060_seed03, where L is the optimum), so the refill gets most of the time
-there: with 20 s and 40% it stopped one unit short on seeds 03 and 06 (32 196 of 32 197, 32 010 of 32 012),
-with 45 s and 75% it met the bound in 26 and 25 s (load 1-2)."""
+RefillSearch = Callable[..., tuple[np.ndarray, int]]
+"""The signature of :func:`odrp.kinds.knapsack.exact.refill.search`."""
 TOL = 1e-6
+"""Slack on every comparison with a bound, a floor or a budget (in the direction that keeps more)."""
 
 
-def applies(f: Family) -> str | None:
+def applies(f: Family, settings: ArcFlowSettings | None = None) -> str | None:
     """Why the arc-flow model cannot solve ``f`` (None when it can)."""
+    settings = settings or ArcFlowSettings()
     if f.sense != "max" or f.exactly_one:
         return "a maximisation with at most one knapsack per item"
     if f.n_pairs or f.soft or len(f.hard) != 1:
@@ -171,8 +149,8 @@ def applies(f: Family) -> str | None:
         return "profits and weights the same in every knapsack"
     if not (np.all(np.isfinite(w)) and np.all(w == np.round(w)) and np.all(w >= 0) and np.all(np.isfinite(cap))):
         return "integer weights and finite capacities"
-    if (f.n_classes + 1) * (max(0.0, float(cap.max())) + 1) > TABLE_LIMIT:
-        return f"(classes + 1) x (largest capacity + 1) at most {TABLE_LIMIT}"
+    if (f.n_classes + 1) * (max(0.0, float(cap.max())) + 1) > settings.table_limit:
+        return f"(classes + 1) x (largest capacity + 1) at most {settings.table_limit}"
     return None
 
 
@@ -358,13 +336,15 @@ class Generation:
 
 
 def column_generation(
-    mkp: Mkp, profit: np.ndarray, cardinality: int, deadline: float, max_iterations: int = 2000
+    mkp: Mkp, profit: np.ndarray, cardinality: int, deadline: float, settings: ArcFlowSettings | None = None
 ) -> Generation:
-    """The combined surrogate + configuration LP (module docstring) by column generation, with highspy."""
+    """The combined surrogate + configuration LP (module docstring) by column generation, with highspy
+    (at most ``settings.generation_iterations`` iterations; the surrogate part within ``settings.table_limit``)."""
+    settings = settings or ArcFlowSettings()
     import highspy
 
     n, types = mkp.n, mkp.types()
-    surrogate = n * (mkp.total + 1) <= TABLE_LIMIT
+    surrogate = n * (mkp.total + 1) <= settings.table_limit
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.changeObjectiveSense(highspy.ObjSense.kMaximize)
@@ -423,7 +403,7 @@ def column_generation(
                 added += 1
         return added
 
-    for iteration in range(1, max_iterations + 1):
+    for iteration in range(1, settings.generation_iterations + 1):
         result.iterations = iteration
         h.run()
         restricted = h.getInfo().objective_function_value  # <= the LP optimum <= any bound (LR)
@@ -455,12 +435,13 @@ def column_generation(
     return result
 
 
-def cardinality_bound(mkp: Mkp, deadline: float) -> int:
+def cardinality_bound(mkp: Mkp, deadline: float, settings: ArcFlowSettings | None = None) -> int:
     """N: the most copies any feasible solution packs (rounded-down bound of the combined LP for unit profits)."""
+    settings = settings or ArcFlowSettings()
     copies = int(mkp.count.sum())
     if copies == 0:
         return 0
-    generation = column_generation(mkp, np.ones(mkp.n), copies, deadline)
+    generation = column_generation(mkp, np.ones(mkp.n), copies, deadline, settings)
     return min(copies, math.floor(generation.bound.value + TOL))
 
 
@@ -558,9 +539,15 @@ def class_bounds(mkp: Mkp, bound: Bound, delta: float) -> np.ndarray:
     return out
 
 
-def build_graph(mkp: Mkp, bound: Bound, delta: float, allowed: np.ndarray | None = None) -> Graph | None:
-    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ARC_LIMIT arcs).
-    ``allowed``: :func:`class_bounds` for this delta when already computed."""
+def build_graph(
+    mkp: Mkp,
+    bound: Bound,
+    delta: float,
+    allowed: np.ndarray | None = None,
+    arc_limit: int = ArcFlowSettings.arc_limit,
+) -> Graph | None:
+    """The layered graph of the paths a solution worth >= L - delta may use (None: more than ``arc_limit``
+    arcs). ``allowed``: :func:`class_bounds` for this delta when already computed."""
     types = mkp.types()
     prefix, suffix = prefix_suffix(mkp, bound.gamma, mkp.largest)
     bounds = class_bounds(mkp, bound, delta) if allowed is None else allowed
@@ -588,7 +575,7 @@ def build_graph(mkp: Mkp, bound: Bound, delta: float, allowed: np.ndarray | None
                 continue
             us, vs = layer[ok], v[ok]
             arcs += len(us)
-            if arcs > ARC_LIMIT:
+            if arcs > arc_limit:
                 return None
             heads.update(vs.tolist())
             tail.append(np.array([nodes[(i, u)] for u in us.tolist()]))
@@ -724,15 +711,24 @@ def decompose(mkp: Mkp, graph: Graph, flow: np.ndarray) -> np.ndarray:
 
 
 def candidate_sets(
-    mkp: Mkp, bound: Bound, allowed: np.ndarray, theta: float, delta: float, limit: int = SET_LIMIT
+    mkp: Mkp,
+    bound: Bound,
+    allowed: np.ndarray,
+    theta: float,
+    delta: float,
+    settings: ArcFlowSettings | None = None,
 ) -> list[np.ndarray] | None:
     """Every multiset of copies (copies per graph class) a solution worth >= theta may pack, best first.
 
     The copies of class c lie in ``allowed[c]`` (:func:`class_bounds`); the set is worth at least
     theta - free profit, weighs at most sum_k c_k, and meets the rows the stage model adds (the
     surrogate and rho brackets of (LR) at least -delta, the cardinality between N - delta / lambda and
-    N). None when there are more than ``limit`` such sets (or they take too long to list).
+    N). None when there are more than ``settings.set_limit`` such sets (or listing them visits more
+    than ``settings.set_visits`` partial sets). Partial sets are pruned with suffix tables of at most
+    ``settings.suffix_table_limit`` numbers per value row (one column, no weight limit, above it).
     """
+    settings = settings or ArcFlowSettings()
+    limit = settings.set_limit
     lo, hi = allowed[:, 0], allowed[:, 1]
     if np.any(lo > hi):
         return []
@@ -746,7 +742,7 @@ def candidate_sets(
     if bound.beta is not None:
         rows.append((bound.beta, bound.surrogate - delta - TOL - float(bound.beta @ lo)))
     rows.append((bound.rho, float(mkp.count @ np.maximum(bound.rho, 0.0)) - delta - TOL - float(bound.rho @ lo)))
-    width = room + 1 if (len(free) + 1) * (room + 1) <= SUFFIX_TABLE_LIMIT else 1
+    width = room + 1 if (len(free) + 1) * (room + 1) <= settings.suffix_table_limit else 1
     reach = [_suffix_tables(mkp, values, free, hi - lo, width) for values, _ in rows]
     found: list[np.ndarray] = []
     extra = np.zeros(mkp.n, dtype=int)
@@ -754,10 +750,10 @@ def candidate_sets(
 
     def enumerate_from(i: int, values: tuple[float, ...], weight: int) -> bool:
         """Extend ``extra`` over free classes i..; False once more than ``limit`` sets are found (or the
-        enumeration has visited ``SET_VISITS`` partial sets). A partial set is dropped when the free
+        enumeration has visited ``set_visits`` partial sets). A partial set is dropped when the free
         classes from i on, within the weight left, cannot lift one of its values to its row's floor."""
         visits[0] += 1
-        if visits[0] > SET_VISITS:
+        if visits[0] > settings.set_visits:
             return False
         if weight > room:
             return True
@@ -829,6 +825,7 @@ def packing_step(
     delta: float,
     time_limit: float | None,
     refuted: set[tuple[int, ...]],
+    settings: ArcFlowSettings | None = None,
 ) -> PackingStep | None:
     """Decide threshold theta by packing each candidate set (:func:`candidate_sets`), best first.
 
@@ -837,7 +834,8 @@ def packing_step(
     stopped undecided by ``time_limit``. ``refuted``: the sets shown not to pack at earlier
     thresholds (skipped; the sets refuted here are added).
     """
-    sets = candidate_sets(mkp, bound, allowed, theta, delta)
+    settings = settings or ArcFlowSettings()
+    sets = candidate_sets(mkp, bound, allowed, theta, delta, settings)
     if sets is None:
         return None
     deadline = math.inf if time_limit is None else time.perf_counter() + time_limit
@@ -866,15 +864,18 @@ def refill_step(
     upper: float,
     seconds: float,
     stats: dict[str, Any],
-    to_family,
+    to_family: Callable[[np.ndarray], np.ndarray],
+    noise: float,
     key: str = "refill",
+    search: RefillSearch = refill.search,
 ) -> np.ndarray:
-    """The ruin-and-recreate search of :mod:`.refill` from the incumbent ``best`` (family counts), aiming
-    at the proven bound ``upper``; returns the better of the two (family counts)."""
+    """The ruin-and-recreate search of :mod:`.refill` (or ``search``, which takes its arguments) from the
+    incumbent ``best`` (family counts), aiming at the proven bound ``upper``, for at most ``seconds``;
+    returns the better of the two (family counts)."""
     started = time.perf_counter()
     target = (math.floor(upper + TOL) if mkp.integral else upper) - mkp.free_profit
-    counts, moves = refill.search(
-        mkp.profit, mkp.weight, mkp.count, mkp.capacity, best[mkp.family_class], target, started + seconds
+    counts, moves = search(
+        mkp.profit, mkp.weight, mkp.count, mkp.capacity, best[mkp.family_class], target, started + seconds, noise
     )
     found = to_family(counts)
     stats[key] = {"moves": moves, "value": f.objective(found), "s": time.perf_counter() - started}
@@ -884,26 +885,35 @@ def refill_step(
     return best
 
 
-def thresholds(top: float, final: float, integral: bool) -> list[float]:
-    """top, top - 1, top - 4, top - 16, ... and last ``final`` (the incumbent + 1, or the incumbent)."""
+def thresholds(top: float, final: float, integral: bool, growth: int = ArcFlowSettings.threshold_growth) -> list[float]:
+    """top, top - 1, top - g, top - g^2, ... (g = ``growth``) and last ``final`` (the incumbent + 1, or the
+    incumbent)."""
     if not integral:
         return [top, final] if top > final else [final]
     out, step = [top], 1
     while top - step > final:
         out.append(top - step)
-        step *= 4
+        step *= growth
     if out[-1] > final:
         out.append(final)
     return out
 
 
 def solve(
-    f: Family, time_limit: float | None = None, mip_gap: float = 1e-6, incumbent: np.ndarray | None = None
+    f: Family,
+    time_limit: float | None = None,
+    mip_gap: float = 1e-6,
+    incumbent: np.ndarray | None = None,
+    settings: ArcFlowSettings | None = None,
+    refill_search: RefillSearch = refill.search,
 ) -> tuple[SolverRun, np.ndarray | None, dict[str, Any]]:
     """Solve a multiple knapsack exactly (module docstring); returns the run, family counts and statistics.
 
     ``incumbent``: family counts of a known feasible solution (a warm or search start).
+    ``refill_search``: the refill heuristic (:func:`odrp.kinds.knapsack.exact.refill.search` or one
+    with its arguments and answer); whatever it returns only ever serves as an incumbent.
     """
+    settings = settings or ArcFlowSettings()
     start = time.perf_counter()
     deadline = math.inf if time_limit is None else start + time_limit
     mkp = mkp_of(f)
@@ -933,8 +943,8 @@ def solve(
     def budget(share: float) -> float:
         return math.inf if time_limit is None else start + share * time_limit
 
-    cardinality = cardinality_bound(mkp, budget(0.1))
-    generation = column_generation(mkp, mkp.profit, cardinality, budget(0.3))
+    cardinality = cardinality_bound(mkp, budget(settings.cardinality_share), settings)
+    generation = column_generation(mkp, mkp.profit, cardinality, budget(settings.generation_share), settings)
     bound = lagrangian_bound(
         mkp, generation.bound.beta, generation.bound.gamma, generation.bound.lam, cardinality
     )  # with the free profit
@@ -946,15 +956,21 @@ def solve(
         patterns_generated=len(generation.patterns),
         bound_s=time.perf_counter() - start,
     )
-    master_s = 10.0 if time_limit is None else min(10.0, 0.05 * time_limit, left() or 0.0)
-    master = restricted_master(mkp, generation.patterns, master_s)
-    if master is not None and f.objective(to_family(master)) > f.objective(best):
-        best = to_family(master)
-        stats["incumbent_from"] = "integer master"
+    if settings.master_seconds > 0:
+        most = settings.master_seconds
+        master_s = most if time_limit is None else min(most, settings.master_share * time_limit, left() or 0.0)
+        master = restricted_master(mkp, generation.patterns, master_s)
+        if master is not None and f.objective(to_family(master)) > f.objective(best):
+            best = to_family(master)
+            stats["incumbent_from"] = "integer master"
     top = math.floor(bound.value + TOL) if mkp.integral else bound.value
-    if f.objective(best) < top - TOL:  # a short refill: the master's incumbent may be far below the bound
-        seconds = QUICK_REFILL_SECONDS if time_limit is None else min(QUICK_REFILL_SECONDS, 0.01 * time_limit)
-        best = refill_step(f, mkp, best, top, seconds, stats, to_family, "quick_refill")
+    if settings.quick_refill_seconds > 0 and f.objective(best) < top - TOL:
+        # a short refill: the master's incumbent may be far below the bound
+        most = settings.quick_refill_seconds
+        seconds = most if time_limit is None else min(most, settings.quick_refill_share * time_limit)
+        best = refill_step(
+            f, mkp, best, top, seconds, stats, to_family, settings.refill_noise, "quick_refill", refill_search
+        )
     stats["incumbent"] = f.objective(best)
     value = f.objective(best)
     final = value + 1 if mkp.integral else value
@@ -962,7 +978,7 @@ def solve(
     status: Status = "optimal"
     upper = min(bound.value, top)
     message = ""
-    schedule = thresholds(top, final, mkp.integral) if top >= final else []
+    schedule = thresholds(top, final, mkp.integral, settings.threshold_growth) if top >= final else []
     below = (lambda theta: theta - 1) if mkp.integral else (lambda theta: theta)  # the bound once theta is refuted
     refuted: set[tuple[int, ...]] = set()  # item sets the packing step has shown not to pack
     last: Graph | None = None
@@ -971,7 +987,8 @@ def solve(
     searched = False
 
     def refill_seconds() -> float:
-        return REFILL_SECONDS if time_limit is None else min(REFILL_SECONDS, REFILL_SHARE * (left() or 0.0))
+        most = settings.refill_seconds
+        return most if time_limit is None else min(most, settings.refill_share * (left() or 0.0))
 
     position = 0
     while position < len(schedule):
@@ -983,8 +1000,10 @@ def solve(
         delta = bound.value - theta
         stage_start = time.perf_counter()
         allowed = class_bounds(mkp, bound, delta)
-        share = None if time_limit is None else PACKING_SHARE * (left() or 0.0)
-        step = packing_step(mkp, bound, allowed, theta, delta, share, refuted)
+        share = None if time_limit is None else settings.packing_share * (left() or 0.0)
+        step = (
+            packing_step(mkp, bound, allowed, theta, delta, share, refuted, settings) if settings.packing_step else None
+        )
         if step is not None:
             stats["stages"].append(
                 {
@@ -1008,18 +1027,22 @@ def solve(
         if not last_built:
             last_built = True
             last = (
-                build_graph(mkp, bound, delta, allowed)
+                build_graph(mkp, bound, delta, allowed, settings.arc_limit)
                 if theta == schedule[-1]
-                else build_graph(mkp, bound, bound.value - schedule[-1])
+                else build_graph(mkp, bound, bound.value - schedule[-1], None, settings.arc_limit)
             )
-        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed)
-        if graph is not None and last is not None and graph is not last and graph.n_arcs > STAGE_SHARE * last.n_arcs:
+        graph = last if theta == schedule[-1] else build_graph(mkp, bound, delta, allowed, settings.arc_limit)
+        larger = graph is not None and last is not None and graph is not last
+        if larger and graph.n_arcs > settings.stage_share * last.n_arcs:  # type: ignore[union-attr]
             jump = True  # nearly the last stage's graph: the last stage alone settles every threshold from here on
             continue
-        if not searched and (graph is None or graph.n_arcs > REFILL_ARCS):  # a large graph: a better
+        large = graph is None or graph.n_arcs > settings.refill_arcs
+        if not searched and settings.refill_seconds > 0 and large:  # a large graph: a better
             # incumbent may meet the bound outright or shrink the last stage's graph
             searched = True
-            found = refill_step(f, mkp, best, upper, refill_seconds(), stats, to_family)
+            found = refill_step(
+                f, mkp, best, upper, refill_seconds(), stats, to_family, settings.refill_noise, "refill", refill_search
+            )
             if found is not best:
                 best, value = found, f.objective(found)
                 if value >= (math.floor(upper + TOL) if mkp.integral else upper - TOL):
@@ -1029,13 +1052,14 @@ def solve(
                 # the stages start again from the bound proven so far down to the better incumbent + 1
                 final = value + 1 if mkp.integral else value
                 again = math.floor(upper + TOL) if mkp.integral else upper
-                schedule, position = thresholds(again, final, mkp.integral) if again >= final else [], 0
+                schedule = thresholds(again, final, mkp.integral, settings.threshold_growth) if again >= final else []
+                position = 0
                 last, last_built, jump = None, False, False
                 continue
         record: dict[str, Any] = {"threshold": theta, "packing_undecided_s": packing_s}
         stats["stages"].append(record)
         if graph is None:
-            record["arcs"] = f"more than {ARC_LIMIT}"
+            record["arcs"] = f"more than {settings.arc_limit}"
             status, message = ("time_limit" if time_limit is not None else "feasible"), "reduced graph too large"
             break
         run, counts = solve_stage(mkp, graph, bound, theta, delta, left(), mip_gap)

@@ -9,6 +9,9 @@
   and its optimum, a 0-1 knapsack solved exactly by dynamic programming, bounds the objective.
   Added as the cut ``objective <= bound`` it replaces the LP's fractional bound by an integral one;
   on the Dell'Amico et al. instances it is often the optimum itself.
+
+Both skip a dynamic programme that would cost more than ``dp_limit`` (copies x capacity;
+:attr:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings.dp_limit`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,8 @@ import dataclasses
 
 import numpy as np
 
+from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.family import Family
-
-DP_LIMIT = 10**8
-"""Largest (copies x capacity) a dynamic programme may cost."""
 
 
 def _integral(values: np.ndarray) -> bool:
@@ -37,7 +38,7 @@ def reachable_load(weights: list[int], capacity: int) -> int:
     return reach.bit_length() - 1
 
 
-def reduce_capacities(f: Family) -> Family:
+def reduce_capacities(f: Family, dp_limit: int = KnapsackSettings.dp_limit) -> Family:
     """``f`` with every hard capacity lowered to the largest load its integer weights can reach."""
     capacity = f.capacity.copy()
     for d in f.hard:
@@ -46,13 +47,13 @@ def reduce_capacities(f: Family) -> Family:
             if not (_integral(w) and np.isfinite(cap) and cap >= 0) or (w < 0).any():
                 continue
             copies = [int(w[c]) for c in range(f.n_classes) for _ in range(int(f.count[c]))]
-            if sum(copies) <= cap or len(copies) * cap > DP_LIMIT:
+            if sum(copies) <= cap or len(copies) * cap > dp_limit:
                 continue
             capacity[d, k] = reachable_load(copies, int(np.floor(cap + 1e-9)))
     return dataclasses.replace(f, capacity=capacity)
 
 
-def surrogate_bound(f: Family) -> float | None:
+def surrogate_bound(f: Family, dp_limit: int = KnapsackSettings.dp_limit) -> float | None:
     """The surrogate 0-1 knapsack bound of a multiple knapsack, or None when it does not apply."""
     if f.sense != "max" or f.exactly_one or f.n_pairs or f.soft or len(f.hard) != 1 or f.n_knapsacks < 2:
         return None
@@ -62,7 +63,7 @@ def surrogate_bound(f: Family) -> float | None:
         return None
     total = int(f.capacity[d].sum())
     copies = [(int(w[c, 0]), float(p[c, 0])) for c in range(f.n_classes) for _ in range(int(f.count[c]))]
-    if total < 0 or len(copies) * total > DP_LIMIT:
+    if total < 0 or len(copies) * total > dp_limit:
         return None
     best = np.zeros(total + 1)
     for weight, profit in copies:

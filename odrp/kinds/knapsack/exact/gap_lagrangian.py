@@ -22,20 +22,24 @@ reported is the least L(u) met on the way, valid whether or not the generation c
     g_i(S) = KP_i(u) - (p_i - u)(S) >= 0,
 
 so a solution worth at least theta has g_i(S_i) <= L(u) - theta for *every* agent i. With the
-budget L(u) - theta small (on gap1-12, L(u) - optimum is at most 2.4), the sets of each agent within
-it are few (at most ~800 per agent on gap1-12); :func:`near_optimal_sets` lists them by a depth-first
-search over the items that prunes a partial set whose best completion (a suffix knapsack table)
-already exceeds the budget. This is reduced-cost fixing taken to whole sets: an x_ij in no listed
+budget L(u) - theta small (at most 2.4 at the optimum on gap1-12, the instances the search was tuned
+on), the sets of each agent within it are few (hundreds); :func:`near_optimal_sets` lists them by a
+depth-first search over the items that prunes a partial set whose best completion (a suffix knapsack
+table) already exceeds the budget. This is reduced-cost fixing taken to whole sets: an x_ij in no listed
 set of agent i is 0 in every solution worth theta.
 
-**Search** (:func:`solve`, values integral). theta = floor(L), then theta - 1, ...: the
-set-partitioning MILP over the listed sets (every item once, every agent exactly one set, the empty
-set included when it is listed) is solved by HiGHS. Every solution worth at least theta is a
-partition by listed sets, so if the MILP's optimum z reaches theta it is the GAP optimum; otherwise
-no solution is worth theta, the optimum is at most theta - 1, z (a feasible assignment whenever the
-MILP has one) is an incumbent, and z = theta - 1 ends the search too. When an agent has more than
-``SET_LIMIT`` sets within the budget the search gives up (None) and the caller solves the compact
-model with the bound proven so far.
+**Search** (:func:`solve`, values integral). theta = floor(L), then theta - 1, ...: a choice of one
+listed set per agent (the empty set included when it is listed) that covers every item once with
+gaps summing to at most L(u) - theta is an assignment worth at least theta, and every assignment
+worth theta or more is such a choice. :func:`exact_cover` searches for one: a cover found is worth
+theta or more and, every higher threshold refuted, optimal; none refutes theta (the optimum is at
+most theta - 1) and the next threshold follows. Past ``node_limit`` cover nodes the set-partitioning
+MILP over the listed sets (:func:`partition`, HiGHS) decides instead: its optimum z reaches theta
+(the GAP optimum) or not (theta refuted; z, when the MILP has a solution, is an incumbent). The
+search ends as soon as the incumbent is worth the threshold. When an agent has more than
+``set_limit`` sets within the budget, or ``max_stages`` thresholds are refuted, the search hands
+over the bound proven so far and the caller solves the compact model with it (the limits are those
+of :class:`~odrp.kinds.knapsack.exact.settings.LagrangianSettings`).
 """
 
 from __future__ import annotations
@@ -49,23 +53,16 @@ import numpy as np
 
 from odrp.core.solvers import SolverRun, solver_version
 from odrp.core.solvers.highs import run_highspy
+from odrp.kinds.knapsack.exact.settings import LagrangianSettings
 from odrp.kinds.knapsack.family import Family
 
 TOL = 1e-6
 """Slack on every comparison with the budget or the bound (in the direction that keeps more)."""
-SET_LIMIT = 20_000
-"""Most sets listed for one agent before the search hands over to the compact model."""
-TABLE_LIMIT = 5 * 10**7
-"""Largest agents x items x (largest capacity + 1) of the knapsack tables."""
-MAX_ITERATIONS = 500
-NODE_LIMIT = 100_000
-"""Nodes of the exact cover search before the set-partitioning MILP takes over."""
-MAX_STAGES = 16
-"""Thresholds tried before the search hands over (an infeasible GAP has a useless bound)."""
 
 
-def applies(f: Family) -> str | None:
+def applies(f: Family, settings: LagrangianSettings | None = None) -> str | None:
     """Why this search cannot solve ``f`` (None when it can)."""
+    settings = settings or LagrangianSettings()
     if not f.exactly_one or f.n_pairs or f.soft or f.n_dimensions != 1 or len(f.hard) != 1:
         return "every item in exactly one knapsack, one hard dimension, no pair profit"
     w, cap = f.weight[0], f.capacity[0]
@@ -76,8 +73,8 @@ def applies(f: Family) -> str | None:
     if not np.all(f.profit == np.round(f.profit)):
         return "integer values"
     items = int(f.count.sum())
-    if f.n_knapsacks * (items + 1) * (float(cap.max(initial=0.0)) + 1) > TABLE_LIMIT:
-        return f"knapsacks x (items + 1) x (largest capacity + 1) at most {TABLE_LIMIT}"
+    if f.n_knapsacks * (items + 1) * (float(cap.max(initial=0.0)) + 1) > settings.table_limit:
+        return f"knapsacks x (items + 1) x (largest capacity + 1) at most {settings.table_limit}"
     return None
 
 
@@ -163,10 +160,11 @@ def lagrangian_bound(gap: Gap, u: np.ndarray) -> tuple[float, np.ndarray]:
     return float(u.sum() + knapsack_values(table, gap.capacity).sum()), table
 
 
-def multipliers(gap: Gap, deadline: float) -> Multipliers:
+def multipliers(gap: Gap, deadline: float, max_iterations: int = LagrangianSettings.max_iterations) -> Multipliers:
     """Column generation on the set-partitioning master: max sum value(S) lambda_iS, every item covered
     once (duals u_j), every agent at most one set (duals mu_i >= 0), items uncovered at a big cost
-    until real sets cover them. Pricing: KP_i(u) - mu_i > 0 adds agent i's best set."""
+    until real sets cover them. Pricing: KP_i(u) - mu_i > 0 adds agent i's best set. At most
+    ``max_iterations`` iterations."""
     import highspy
 
     m, n = gap.m, gap.n
@@ -182,7 +180,7 @@ def multipliers(gap: Gap, deadline: float) -> Multipliers:
         np.arange(n, dtype=np.int32), np.ones(n),
     )  # fmt: skip
     best = Multipliers(np.zeros(n), math.inf, 0, -math.inf)
-    for iteration in range(1, MAX_ITERATIONS + 1):
+    for iteration in range(1, max_iterations + 1):
         h.run()
         dual = np.asarray(h.getSolution().row_dual)
         u, mu = dual[:n], dual[n:]
@@ -314,17 +312,22 @@ def partition(gap: Gap, listed: list[list[tuple[float, tuple[int, ...]]]], time_
 
 
 def solve(
-    f: Family, time_limit: float | None = None, incumbent: np.ndarray | None = None, stats: dict[str, Any] | None = None
+    f: Family,
+    time_limit: float | None = None,
+    incumbent: np.ndarray | None = None,
+    stats: dict[str, Any] | None = None,
+    settings: LagrangianSettings | None = None,
 ) -> tuple[SolverRun, np.ndarray | None] | float:
     """Solve a GAP-shaped family exactly (module docstring): (run, family counts), or, when the sets get
     too many or the time runs out, the best proven bound (family sense) for the compact model.
 
     ``incumbent``: family counts of a known feasible solution; ``stats`` is filled in.
     """
+    settings = settings or LagrangianSettings()
     start = time.perf_counter()
     deadline = math.inf if time_limit is None else start + time_limit
     gap = gap_of(f)
-    found = multipliers(gap, deadline)
+    found = multipliers(gap, deadline, settings.max_iterations)
     bound, table = lagrangian_bound(gap, found.u)
     reduced = gap.value - found.u[None, :]
     stats = {} if stats is None else stats
@@ -333,19 +336,19 @@ def solve(
     if incumbent is not None:
         best_value, best_counts = f.sign * f.objective(incumbent), incumbent
     theta = math.floor(bound + TOL)
-    for _ in range(MAX_STAGES):
+    for _ in range(settings.max_stages):
         if best_value >= theta - TOL:  # nothing better than the incumbent can exist
             return _finish(f, "optimal", best_value, best_value, best_counts, start, stats)
         budget = bound - theta
         listed = [
-            near_optimal_sets(table, reduced, gap.weight, i, int(gap.capacity[i]), budget, SET_LIMIT)
+            near_optimal_sets(table, reduced, gap.weight, i, int(gap.capacity[i]), budget, settings.set_limit)
             for i in range(gap.m)
         ]
         if any(s is None for s in listed) or time.perf_counter() > deadline:
             stats["handed_over"] = "too many sets" if time.perf_counter() <= deadline else "time limit"
             return f.sign * theta
         began = time.perf_counter()
-        how, chosen = exact_cover(listed, gap.n, budget, NODE_LIMIT)  # type: ignore[arg-type]
+        how, chosen = exact_cover(listed, gap.n, budget, settings.node_limit)  # type: ignore[arg-type]
         stage = {"theta": f.sign * theta, "sets": sum(len(s) for s in listed), "cover": how}  # type: ignore[arg-type]
         if how == "limit":  # the set-partitioning MILP decides instead
             left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
@@ -364,7 +367,7 @@ def solve(
         if best_value >= theta - TOL:
             return _finish(f, "optimal", best_value, best_value, best_counts, start, stats)
         theta -= 1
-    stats["handed_over"] = f"{MAX_STAGES} thresholds refuted"
+    stats["handed_over"] = f"{settings.max_stages} thresholds refuted"
     return f.sign * theta
 
 

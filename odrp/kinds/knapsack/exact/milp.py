@@ -30,9 +30,8 @@ Notation of :mod:`odrp.kinds.knapsack.family`. Variables and constraints:
   when it is binary):
       sum_b weight[d, b, k] ([n[a, k] = t] n[b, k]) <= (capacity[d, k] - t weight[d, a, k]) [n[a, k] = t],
   written with the product variables of a's pairs (valid because every product variable is at most
-  its product). Measured: they cut the LP bound of a
-  20-item QMKP from 4 627 to 3 570 and of R-Storm's PageLoad from 830 to 778, but leave most QKP
-  bounds where they are, so they are on by default only with two knapsacks or more.
+  its product). They cut the LP bound of a 20-item QMKP by a fifth but leave most QKP bounds where
+  they are (docs/methods/knapsack.md), so they are on by default only with two knapsacks or more.
 - ``objective_bound``: a proven bound on the objective (the surrogate knapsack bound of a multiple
   knapsack, :mod:`odrp.kinds.knapsack.exact.bounds`) as the cut objective <= bound.
 - ``objective_floor``: the value of a known solution (the warm start of
@@ -54,7 +53,6 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import pyomo.environ as pyo
@@ -62,19 +60,23 @@ from pyomo.core.expr.numvalue import is_constant
 
 from odrp.core.exact import clear_values
 from odrp.core.solvers.cpsat import integer_scale
+from odrp.kinds.knapsack.exact.settings import Linearisation
 from odrp.kinds.knapsack.family import Family
-
-Linearisation = Literal["standard", "glover"]
 
 
 @dataclass(frozen=True)
 class Options:
-    """Switches of the model (measured in benchmarks/knapsack_formulations.py)."""
+    """What one model is built with: :func:`odrp.kinds.knapsack.exact.solve.solve` resolves it per model
+    from :class:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings`, the solver and the bounds it has."""
 
     linearisation: Linearisation = "standard"
+    """Products of two rewarded binaries: one variable each (``standard``) or Glover's form."""
     capacity_cuts: bool = True
+    """The RLT capacity cuts."""
     symmetry: bool = True
+    """The rows ordering identical knapsacks by load."""
     integer_auxiliaries: bool = False
+    """Every auxiliary variable integer (CP-SAT)."""
     objective_bound: float | None = None
     """A proven bound on the objective (:func:`odrp.kinds.knapsack.exact.bounds.surrogate_bound`), added as a cut."""
     objective_floor: float | None = None

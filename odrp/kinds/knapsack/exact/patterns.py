@@ -19,9 +19,10 @@ N[c, g] = sum_{tau in g, pi} pi_c y[tau, pi] only and are linearised as in the c
 pattern is valued in plain Python), identical knapsacks are no longer told apart (no symmetry), and
 the LP relaxation is the convex hull of each knapsack's patterns, which the compact model's
 products cannot reach. The price is the enumeration: patterns are listed only while their number
-stays below ``limit`` (:class:`TooManyPatterns` otherwise). Identical racks stay interchangeable:
-ordering them by load changed neither the LP bound nor, measurably, the time (32-36 s and 53-65 s
-with and without the order on the 12- and 24-node R-Storm instances), so the model does without.
+stays below ``limit`` (:class:`TooManyPatterns` otherwise;
+:attr:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings.pattern_limit`). Identical racks stay
+interchangeable: ordering them by load changed neither the LP bound nor the time on the R-Storm
+instances (docs/methods/knapsack.md), so the model does without.
 """
 
 from __future__ import annotations
@@ -31,16 +32,15 @@ import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
 from odrp.kinds.knapsack.exact.milp import Options, _Builder, knapsack_types
+from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.family import Family
-
-PATTERN_LIMIT = 200_000
 
 
 class TooManyPatterns(Exception):
     """The pattern enumeration passed its limit: use the compact model."""
 
 
-def enumerate_patterns(f: Family, k: int, ub: np.ndarray, limit: int = PATTERN_LIMIT) -> np.ndarray:
+def enumerate_patterns(f: Family, k: int, ub: np.ndarray, limit: int = KnapsackSettings.pattern_limit) -> np.ndarray:
     """(P, C): every count vector 0 <= pi <= ub[:, k] whose hard loads fit knapsack k."""
     classes = [c for c in range(f.n_classes) if ub[c, k]]
     weights = np.array([[f.weight[d, c, k] for c in classes] for d in f.hard]).reshape(len(f.hard), len(classes))
@@ -171,7 +171,7 @@ class _PatternBuilder(_Builder):
 
 
 def build(
-    f: Family, options: Options | None = None, limit: int = PATTERN_LIMIT
+    f: Family, options: Options | None = None, limit: int = KnapsackSettings.pattern_limit
 ) -> tuple[pyo.ConcreteModel, _PatternBuilder]:
     """The configuration model of ``f`` and its builder (which maps a solution back to counts)."""
     builder = _PatternBuilder(f, options or Options(), limit)

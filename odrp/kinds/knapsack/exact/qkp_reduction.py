@@ -26,10 +26,11 @@ instances (3) closes most of the gap of (1)-(2) where the capacity binds (jeu_10
 against 95 074).
 
 (4) has 3 n(n-1)(n-2)/6 rows; :meth:`Relaxation.separate` adds the most violated ones in rounds
-(at most ``cuts_per_round`` a round) until ``patience`` rounds in a row each close less than
-``min_progress`` of the gap between the bound and the target below (the first rounds often close
-nothing: the LP's optimum is degenerate), then drops the rows of (4) that have slack (dropping rows relaxes the
-LP: every bound stays valid, and the probes below run on a smaller LP).
+(at most ``cuts_per_round`` a round; the fields named here are those of
+:class:`~odrp.kinds.knapsack.exact.settings.QkpReductionSettings`) until ``patience`` rounds in a row
+each close less than ``min_progress`` of the gap between the bound and the target below (the first
+rounds often close nothing: the LP's optimum is degenerate), then drops the rows of (4) that have
+slack (dropping rows relaxes the LP: every bound stays valid, and the probes below run on a smaller LP).
 
 **Fixing by probing** (the reduction of Pisinger, Rasmussen and Sandvik 2007, with this bound). Let L
 be the value of a known solution and T the least value a better solution can have: L + 1 when every
@@ -65,6 +66,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
+from odrp.kinds.knapsack.exact.settings import QkpReductionSettings
 from odrp.kinds.knapsack.family import Family
 
 TOLERANCE = 1e-6
@@ -144,27 +146,16 @@ class Reduction:
     stats: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How hard :func:`reduce` works (measured in benchmarks/qkp_reduction.py)."""
-
-    cuts_per_round: int = 1000
-    max_rounds: int = 30
-    min_progress: float = 0.02
-    patience: int = 3
-    """The cut loop ends after this many rounds in a row that each close less than ``min_progress`` of
-    the gap between bound and target (the first rounds often close nothing: the LP is degenerate)."""
-    probe_iterations: int = 300
-    """Dual simplex iterations a probe may take before it gives up (then nothing is fixed)."""
-
-
 def target_of(q: Qkp, known: float) -> float:
     """T: the least value a solution better than ``known`` can have."""
     return known + 1.0 if q.integral else known
 
 
-def reduce(q: Qkp, known: float, deadline: float | None = None, settings: Settings = Settings()) -> Reduction:
+def reduce(
+    q: Qkp, known: float, deadline: float | None = None, settings: QkpReductionSettings | None = None
+) -> Reduction:
     """Fix every variable the LP bound (1)-(4) with probing can fix, given a solution of value ``known``."""
+    settings = settings or QkpReductionSettings()
     start = time.perf_counter()
     target = target_of(q, known)
     margin = TOLERANCE * max(1.0, abs(target))
@@ -320,7 +311,7 @@ class Relaxation:
         cols = np.stack([n + pair[a, j], n + pair[a, k], n + pair[j, k], a], axis=1)
         self._rows(list(cols), [np.array([1.0, 1.0, -1.0, -1.0])] * len(cols))
 
-    def separate(self, target: float, settings: Settings) -> tuple[float, int]:
+    def separate(self, target: float, settings: QkpReductionSettings) -> tuple[float, int]:
         """Rounds of (4) until ``patience`` rounds in a row each close less than ``min_progress`` of the
         gap to ``target``; then the rows of (4) with slack are dropped. Returns the bound and the rows added."""
         bound = -self.h.getInfo().objective_function_value

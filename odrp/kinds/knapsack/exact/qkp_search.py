@@ -1,18 +1,17 @@
 """Tabu search for the 0-1 quadratic knapsack problem: the known solution the QKP reduction starts from.
 
 The reduction (:mod:`odrp.kinds.knapsack.exact.qkp_reduction`) fixes a variable when the LP bound with it
-flipped falls below the value of a known solution, so every unit of that value counts: on
-jeu_100_75_9 the greedy and iterated local search of :mod:`odrp.heuristics.knapsack_search` stop at
-103 744 (the optimum 104 341 is four items in, four out away), the reduction then leaves 61 of 100
-items free and takes 88 s; from 104 341 it leaves 28.
+flipped falls below the value of a known solution, so every unit of that value counts: a start a few
+swaps below the optimum can leave twice as many items free (docs/methods/knapsack.md).
 
 Moves on the set S of packed items (Glover's tabu search, as used for the QKP by e.g. Yang, Wang and
 Chu 2013): *add* i (if it fits), *drop* i, *swap* i in S for j outside (if it fits). With
 g_i = c_i + sum_{j in S, j != i} p_ij the gains are g_i, -g_i and g_j - g_i - p_ij, all read off one
 vector kept up to date in O(n) per move. Each iteration makes the best move that is not tabu (an item
 moved in the last ``tenure`` + 0..2 iterations is tabu) even when it loses, unless a tabu move gives a
-new best solution (aspiration). Several runs (tenures and seeds) start from the given solution; the
-best solution found is returned. Deterministic for given settings.
+new best solution (aspiration). Several runs (one per tenure and seed of
+:class:`~odrp.kinds.knapsack.exact.settings.TabuSettings`) start from the given solution; the best
+solution found is returned. Deterministic for given settings.
 """
 
 from __future__ import annotations
@@ -22,21 +21,21 @@ import time
 import numpy as np
 
 from odrp.kinds.knapsack.exact.qkp_reduction import Qkp
+from odrp.kinds.knapsack.exact.settings import TabuSettings
 
-TENURES = (5, 10, 15)
-SEEDS = (0, 1)
-ITERATIONS = 3000
 EPS = 1e-9
+"""Smallest gain that counts as a better solution; capacity slack relative to the capacity."""
 
 
 def improve(
-    q: Qkp, chosen: np.ndarray, deadline: float | None = None, iterations: int = ITERATIONS
+    q: Qkp, chosen: np.ndarray, deadline: float | None = None, settings: TabuSettings | None = None
 ) -> tuple[np.ndarray, float]:
     """The best solution (0-1 vector) and its value over tabu-search runs from the feasible ``chosen``."""
+    settings = settings or TabuSettings()
     best, best_value = np.asarray(chosen, dtype=bool), q.value(chosen)
-    for tenure in TENURES:
-        for seed in SEEDS:
-            found, value = tabu_search(q, chosen, tenure, seed, iterations, deadline)
+    for tenure in settings.tenures:
+        for seed in settings.seeds:
+            found, value = tabu_search(q, chosen, tenure, seed, settings.iterations, deadline)
             if value > best_value + EPS:
                 best, best_value = found, value
     return best.astype(int), best_value

@@ -9,15 +9,14 @@ Lagrangian bound L often equals the optimum, and only the packing is hard to fin
   or the caller's packing when it is worth at least as much.
 - Move: two to four knapsacks drawn at random are emptied and refilled one after another in the
   drawn order, each by an exact 0-1 knapsack over the copies outside every knapsack; the profits of
-  a move are perturbed by Gaussian noise (standard deviation drawn from [0, 3]) so that the many
-  ties of correlated instances break differently. A refill worth at least the current solution
+  a move are perturbed by Gaussian noise (standard deviation drawn from [0, ``noise``]) so that the
+  many ties of correlated instances break differently. A refill worth at least the current solution
   replaces it (plateaus are walked), the best is kept.
 - Stop: at ``target`` (the caller's proven bound) or at the deadline. The random generator is seeded,
   so the sequence of moves is deterministic; where it stops depends on the time.
 
-Measured (``benchmarks/mkp_arcflow.py``-style runs, load 10): on `2S_M010_N0060` seeds 01, 03, 06,
-09 it reaches the optimum (= L) in 4.1, 5.9, 4.6, 6.7 CPU s, where the arc-flow search's own
-incumbents stayed 1.4-3.9% below within 60 s.
+On the strongly correlated SMALL instances where the arc-flow search's own incumbents stay below L
+(docs/methods/knapsack.md), it reaches the optimum in seconds.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
-NOISE = 3.0
-"""Largest standard deviation of the profit noise of a move."""
 
 
 def fill(items: list[int], profit: np.ndarray, weight: np.ndarray, capacity: int) -> list[int]:
@@ -54,13 +50,14 @@ def search(
     start: np.ndarray | None,
     target: float,
     deadline: float,
+    noise: float,
     seed: int = 0,
 ) -> tuple[np.ndarray, int]:
     """Copies per (class, knapsack) of the best packing found, and the number of moves made.
 
     ``profit``, ``weight``, ``count``: per class (positive profits and weights); ``capacity``: per
     knapsack; ``start``: copies per (class, knapsack) of a feasible packing (used when it is worth at
-    least the sequential fill), or None.
+    least the sequential fill), or None; ``noise``: the largest standard deviation of a move's noise.
     """
     rng = np.random.default_rng(seed)
     owner = np.repeat(np.arange(len(count)), count)  # the class of every copy
@@ -79,7 +76,7 @@ def search(
     while best_value < target - 1e-9 and time.perf_counter() < deadline and m > 1:
         moves += 1
         drawn = list(rng.choice(m, int(rng.integers(2, min(4, m) + 1)), replace=False))
-        new = _refill(where, drawn, p, w, capacity, rng, float(rng.uniform(0.0, NOISE)))
+        new = _refill(where, drawn, p, w, capacity, rng, float(rng.uniform(0.0, noise)))
         new_value = float(p[new >= 0].sum())
         if new_value >= value:
             where, value = new, new_value

@@ -1,32 +1,37 @@
-"""Exact solution of every kind of the knapsack family through one general MILP.
+"""Exact solution of every kind of the knapsack family through one general model.
 
-``solve(instance, solver=..., time_limit=..., mip_gap=..., **options)``: the instance is mapped to
-the general :class:`~odrp.kinds.knapsack.family.Family` (:mod:`.mapping`), the model of
-:mod:`.milp` is built and solved with HiGHS, CBC or CP-SAT (:mod:`odrp.core.solvers`), and the counts
-of the optimum are turned back into the kind's solution. ``formulation``: ``compact`` (the model
-of :mod:`.milp`), ``patterns`` (the configuration model of :mod:`.patterns`, for identical
-knapsacks) or ``auto`` (patterns when they pay, see :func:`_model`). Options (``--param KEY=VALUE``):
-``linearisation`` (standard | glover), ``capacity_cuts`` (default: with two knapsacks or more;
-measured: they cut QMKP's LP bound by a fifth but leave QKP's unchanged on most Billionnet-Soutif
-instances and slow its LPs), ``symmetry`` (true | false), ``merge_identical`` (identical items of
-pair-free kinds as one class; true | false), ``tighten`` (reduced capacities and the surrogate
-bound cut of :mod:`.bounds`; true | false) and ``search_start`` (true | false; default: true for the
-kinds with pair profits, qkp, qmkp and qm3dkp): a greedy and local search (:mod:`.search`, a tenth
-of the time limit, at most 5 s) first; the model gets the row objective >= its value, and a
-time-limited solver that finds nothing as good returns its solution (the bound stays the solver's).
-On the Billionnet-Soutif QKP it reaches the best known value in 0.3 s where HiGHS alone ended 60 s
-runs 38% below it. Without pair profits HiGHS finds good solutions by itself and the search only
-costs time: gap8 #1 and #2 (OR-Library) took 2.5 and 1.2 CPU s with it, 0.5 and 0.45 without; on
-9 Dell'Amico et al. MKP instances the solved ones took about as long or longer with it (0.29 / 0.18,
-5.6 / 4.9, 2.4 / 1.9, 0.90 / 1.13 CPU s with / without) and one more stayed unsolved in 60 s.
+``solve(instance, solver=..., time_limit=..., mip_gap=..., formulation=..., warm_start=..., settings=...)``:
+the instance is mapped to the general :class:`~odrp.kinds.knapsack.family.Family` (:mod:`..mapping`),
+tightened (:mod:`.bounds`), and solved by one of the formulations, whose counts are turned back into
+the kind's solution. ``settings`` is a :class:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings`
+(``--param NAME=VALUE``); docs/methods/knapsack.md says why each default is what it is.
 
-**Warm start** (``warm_start``: a feasible solution JSON of the kind, ``odrp solve --warm-start
-FILE|METHOD``; the contract of :mod:`odrp.core.exact`): it takes the place of the search start (the
-objective row and the fallback incumbent) and is handed to the solver as a MIP start by
-:func:`set_start`, which gives every integer variable of the built model (counts, one-hot levels,
-group counts, pattern multiplicities and, for CP-SAT, products and overloads) its value at the
-start. The contents of identical knapsacks are first permuted into the order of the symmetry rows,
-so that the start is feasible for the model, not only for the kind.
+``formulation``: ``compact`` (the model of :mod:`.milp`, solved with HiGHS, CBC or CP-SAT through
+:mod:`odrp.core.solvers`), ``patterns`` (the configuration model of :mod:`.patterns`, for identical
+knapsacks), ``arcflow`` (the search of :mod:`.arcflow` for the multiple knapsack, HiGHS only),
+``lagrangian`` (the search of :mod:`.gap_lagrangian` for the GAP, HiGHS only) or ``auto``: the
+arc-flow search for a multiple knapsack with two knapsacks or more and the Lagrangian search for a
+GAP (with HiGHS), else patterns when they pay (:func:`_model`), else the compact model.
+
+Steps before the model:
+
+- **Search start** (``search_start``; default: for the kinds with pair profits, qkp, qmkp and
+  qm3dkp): the greedy and local search of :mod:`odrp.heuristics.knapsack_search` (``search_share`` of
+  the time limit, at most ``search_seconds``). The model gets the row objective >= its value, and a
+  time-limited solver that finds nothing as good returns its solution (the bound stays the
+  solver's). With pair profits HiGHS alone finds poor incumbents; without them it finds good ones by
+  itself and the search only costs time.
+- **QKP reduction** (``reduction``; default: a QKP of at least ``reduction_min_items`` items with a
+  start): the tabu search of :mod:`.qkp_search` improves the start, the probing of
+  :mod:`.qkp_reduction` fixes variables, and the model solves what is left (:func:`_run_reduced`).
+- **Warm start** (``warm_start``: a feasible solution JSON of the kind, ``odrp solve --warm-start
+  FILE|METHOD``; the contract of :mod:`odrp.core.exact`): it takes the place of the search start
+  (the objective row and the fallback incumbent) and is handed to the solver as a MIP start by
+  :func:`set_start`, which gives every integer variable of the built model (counts, one-hot levels,
+  group counts, pattern multiplicities and, for CP-SAT, products and overloads) its value at the
+  start. The contents of identical knapsacks are first permuted into the order of the symmetry rows,
+  so that the start is feasible for the model, not only for the kind. The arc-flow and Lagrangian
+  searches take a warm or search start as their first incumbent.
 """
 
 from __future__ import annotations
@@ -46,21 +51,13 @@ from odrp.heuristics import knapsack_search as search
 from odrp.kinds.knapsack.evaluator import evaluator_of
 from odrp.kinds.knapsack.exact import arcflow, bounds, gap_lagrangian, milp, patterns, qkp_reduction, qkp_search
 from odrp.kinds.knapsack.exact.milp import Options, infeasible_classes
+from odrp.kinds.knapsack.exact.settings import ArcFlowSettings, KnapsackSettings, LagrangianSettings
 from odrp.kinds.knapsack.family import Family
 from odrp.kinds.knapsack.mapping import counts_of_solution, family_of, solution_of
 
-__all__ = ["FORMULATIONS", "Family", "Options", "family_of", "set_start", "solution_of", "solve"]
+__all__ = ["FORMULATIONS", "set_start", "solve"]
 
 FORMULATIONS = ("auto", "compact", "patterns", "arcflow", "lagrangian")
-AUTO_PATTERN_LIMIT = 20_000
-REDUCTION_MIN_ITEMS = 40
-"""The QKP reduction runs by default from this many items on (below, the MILP alone is quick)."""
-REDUCTION_SHARE = 0.8
-"""Share of the time limit the QKP reduction may take. It stops on its own when a pass fixes nothing,
-and what it leaves is quick for the MILP: on the hardest Billionnet-Soutif instances, with no time
-limit, the reduction took 20-45 CPU s and the MILP on the 28 items it left 0-4 s (jeu_100_50_9,
-jeu_100_50_10, jeu_100_75_9); with half of a 60 s limit it was cut short there and the MILP got the
-larger problem."""
 
 
 def solve(
@@ -70,48 +67,42 @@ def solve(
     time_limit: float | None = None,
     mip_gap: float = DEFAULT_MIP_GAP,
     formulation: str = "auto",
-    linearisation: str = "standard",
-    capacity_cuts: bool | None = None,
-    symmetry: bool = True,
-    merge_identical: bool = True,
-    tighten: bool = True,
-    search_start: bool | None = None,
-    reduction: bool | None = None,
     warm_start: dict[str, Any] | None = None,
+    settings: KnapsackSettings | None = None,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result.
 
-    ``warm_start``: a feasible solution JSON of the kind, handed to the solver as a MIP start.
+    ``warm_start``: a feasible solution JSON of the kind, handed to the solver as a MIP start;
+    ``settings``: the method's settings (default :class:`KnapsackSettings()`).
     """
+    settings = settings or KnapsackSettings()
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
-    if linearisation not in ("standard", "glover"):
-        raise InputError("command line", "--param linearisation", f"standard or glover, got {linearisation!r}")
-    if warm_start is not None and not isinstance(warm_start, dict):
-        expected = "a solution given by --warm-start FILE|METHOD (the built-in search is --param search_start)"
-        raise InputError("command line", "--param warm_start", expected)
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
     start = time.perf_counter()
-    family = family_of(instance, merge_identical=bool(merge_identical))
-    if tighten:
-        family = bounds.reduce_capacities(family)
+    family = family_of(instance, merge_identical=settings.merge_identical)
+    if settings.tighten:
+        family = bounds.reduce_capacities(family, settings.dp_limit)
     if warm_start is not None:
         incumbent = counts_of_solution(instance, family, warm_start, "warm start")
     else:
-        searched = family.n_pairs > 0 if search_start is None else bool(search_start)
-        incumbent = search.warm_start(family, _search_seconds(time_limit)) if searched else None
-    if reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
+        searched = family.n_pairs > 0 if settings.search_start is None else settings.search_start
+        seconds = _search_seconds(time_limit, settings)
+        incumbent = search.warm_start(family, seconds, settings.search) if searched else None
+    if settings.reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
         expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
         raise InputError("command line", "--param reduction", expected)
-    if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver)):
-        return _solve_arcflow(instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start)
+    if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver, settings.arcflow)):
+        return _solve_arcflow(
+            instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings.arcflow
+        )
     floor = None if incumbent is None else _floor(family, incumbent)
     options = Options(
-        objective_bound=bounds.surrogate_bound(family) if tighten else None,
+        objective_bound=bounds.surrogate_bound(family, settings.dp_limit) if settings.tighten else None,
         objective_floor=floor,
-        linearisation=linearisation,  # type: ignore[arg-type]
-        capacity_cuts=family.n_knapsacks > 1 if capacity_cuts is None else bool(capacity_cuts),
-        symmetry=bool(symmetry),
+        linearisation=settings.linearisation,
+        capacity_cuts=family.n_knapsacks > 1 if settings.capacity_cuts is None else settings.capacity_cuts,
+        symmetry=settings.symmetry,
         integer_auxiliaries=solver == "cpsat",
     )
     stats: dict[str, Any] = {
@@ -128,14 +119,14 @@ def solve(
         )
         run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
         return ExactOutcome(run, None, stats)
-    if formulation == "lagrangian" or (formulation == "auto" and _lagrangian_pays(family, solver)):
-        found = _solve_lagrangian(family, solver, time_limit, incumbent, start, stats)
+    if formulation == "lagrangian" or (formulation == "auto" and _lagrangian_pays(family, solver, settings.lagrangian)):
+        found = _solve_lagrangian(family, solver, time_limit, incumbent, start, stats, settings.lagrangian)
         if not isinstance(found, float):
             return _lagrangian_outcome(instance, family, found, stats, start_objective, incumbent)
         options = dataclasses.replace(options, objective_bound=found)  # the bound it proved
         stats["objective_bound"] = found
-    reduced, incumbent = _reduction(family, incumbent, reduction, time_limit, start, stats)
-    setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start)
+    reduced, incumbent = _reduction(family, incumbent, settings, time_limit, start, stats)
+    setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings)
     if reduced is None:
         run, counts = _run_model(family, setup)
     else:
@@ -165,12 +156,13 @@ class _Setup:
     stats: dict[str, Any]
     instance: Any
     warm_start: dict[str, Any] | None
+    settings: KnapsackSettings
 
 
 def _run_model(family: Family, setup: _Setup) -> tuple[SolverRun, Any]:
     """Build the model of ``family``, solve it and read the counts of its solution (None if none)."""
     stats = setup.stats
-    model, read_counts = _model(family, setup.options, setup.formulation, stats)
+    model, read_counts = _model(family, setup.options, setup.formulation, stats, setup.settings)
     if setup.warm_start is not None:
         set_start(model, setup.instance, setup.warm_start)
     stats["build_s"] = time.perf_counter() - setup.start
@@ -183,28 +175,28 @@ def _run_model(family: Family, setup: _Setup) -> tuple[SolverRun, Any]:
 def _reduction(
     family: Family,
     incumbent: Any,
-    option: bool | None,
+    settings: KnapsackSettings,
     time_limit: float | None,
     start: float,
     stats: dict[str, Any],
 ) -> tuple[qkp_reduction.Reduction | None, Any]:
     """The QKP reduction of :mod:`.qkp_reduction` and the start it used: the given one improved by the
     tabu search of :mod:`.qkp_search`. (None, the start) where it does not run: ``reduction=false``,
-    or by default a family that is no QKP or has fewer than ``REDUCTION_MIN_ITEMS`` items. Both may
-    take ``REDUCTION_SHARE`` of the time limit."""
-    if option is False:
+    or by default a family that is no QKP or has fewer than ``reduction_min_items`` items. Both may
+    run until ``reduction_share`` of the time limit."""
+    if settings.reduction is False:
         return None, incumbent
     q = qkp_reduction.qkp_of(family)
-    if option is None and (q is None or incumbent is None or q.n < REDUCTION_MIN_ITEMS):
+    if settings.reduction is None and (q is None or incumbent is None or q.n < settings.reduction_min_items):
         return None, incumbent
     if q is None or incumbent is None:  # only with reduction=true, which solve() has refused already
         return None, incumbent
-    deadline = None if time_limit is None else start + REDUCTION_SHARE * time_limit
+    deadline = None if time_limit is None else start + settings.reduction_share * time_limit
     given = family.objective(incumbent)
-    chosen, known = qkp_search.improve(q, incumbent[:, 0], deadline)
+    chosen, known = qkp_search.improve(q, incumbent[:, 0], deadline, settings.tabu)
     if known > given:
         incumbent = chosen[:, None]
-    reduced = qkp_reduction.reduce(q, max(known, given), deadline)
+    reduced = qkp_reduction.reduce(q, max(known, given), deadline, settings.qkp_reduction)
     stats["reduction"] = {
         "items": q.n,
         "start": given,
@@ -234,7 +226,7 @@ def _run_reduced(
         value = family.objective(best)
         run = SolverRun(solver_version(setup.solver), "optimal", value, value, 0.0, time.perf_counter() - setup.start)
         return run, best
-    small = bounds.reduce_capacities(qkp_reduction.reduced_family(family, reduced))
+    small = bounds.reduce_capacities(qkp_reduction.reduced_family(family, reduced), setup.settings.dp_limit)
     options = dataclasses.replace(setup.options, objective_floor=_floor(family, incumbent) - reduced.constant)
     warm_start = setup.warm_start
     if warm_start is not None:
@@ -278,9 +270,10 @@ def _evaluator(instance: Any):
     return evaluator_of(instance.kind)
 
 
-def _search_seconds(time_limit: float | None) -> float:
-    """A tenth of the time limit, at most 5 s, for the search start."""
-    return 5.0 if time_limit is None else min(5.0, 0.1 * time_limit)
+def _search_seconds(time_limit: float | None, settings: KnapsackSettings) -> float:
+    """The search start's time: ``search_share`` of the time limit, at most ``search_seconds``."""
+    most = settings.search_seconds
+    return most if time_limit is None else min(most, settings.search_share * time_limit)
 
 
 def _better(family: Family, run: SolverRun, counts: Any, incumbent: Any, stats: dict[str, Any]) -> Any:
@@ -310,9 +303,9 @@ def _rescore(run: SolverRun, family: Family, counts: Any, stats: dict[str, Any])
     run.gap = relative_gap(value, run.bound, family.sense)
 
 
-def _arcflow_pays(family: Family, solver: str) -> bool:
+def _arcflow_pays(family: Family, solver: str, settings: ArcFlowSettings) -> bool:
     """``auto`` takes the arc-flow search for a multiple knapsack (two knapsacks or more) solved with HiGHS."""
-    return solver == "highs" and family.n_knapsacks > 1 and arcflow.applies(family) is None
+    return solver == "highs" and family.n_knapsacks > 1 and arcflow.applies(family, settings) is None
 
 
 def _search_time_left(
@@ -342,18 +335,24 @@ def _record_start(family: Family, stats: dict[str, Any], start_objective: float 
         stats["search_start"] = family.objective(incumbent)
 
 
-def _lagrangian_pays(family: Family, solver: str) -> bool:
+def _lagrangian_pays(family: Family, solver: str, settings: LagrangianSettings) -> bool:
     """``auto`` takes the Lagrangian search of :mod:`.gap_lagrangian` for a GAP solved with HiGHS."""
-    return solver == "highs" and gap_lagrangian.applies(family) is None
+    return solver == "highs" and gap_lagrangian.applies(family, settings) is None
 
 
 def _solve_lagrangian(
-    family: Family, solver: str, time_limit: float | None, incumbent: Any, started: float, stats: dict[str, Any]
+    family: Family,
+    solver: str,
+    time_limit: float | None,
+    incumbent: Any,
+    started: float,
+    stats: dict[str, Any],
+    settings: LagrangianSettings,
 ) -> tuple[SolverRun, Any] | float:
     """The search of :mod:`.gap_lagrangian`, or the bound it proved when it hands over to the compact model."""
-    left = _search_time_left("lagrangian", gap_lagrangian.applies(family), solver, time_limit, started)
+    left = _search_time_left("lagrangian", gap_lagrangian.applies(family, settings), solver, time_limit, started)
     stats["lagrangian"] = {}
-    found = gap_lagrangian.solve(family, left, incumbent, stats["lagrangian"])
+    found = gap_lagrangian.solve(family, left, incumbent, stats["lagrangian"], settings)
     if not isinstance(found, float):
         stats["formulation"] = "lagrangian"
     return found
@@ -376,27 +375,29 @@ def _solve_arcflow(
     incumbent: Any,
     start_objective: float | None,
     started: float,
+    settings: ArcFlowSettings,
 ) -> ExactOutcome:
     """The arc-flow search of :mod:`.arcflow`; a warm or search start is its first incumbent."""
-    left = _search_time_left("arcflow", arcflow.applies(family), solver, time_limit, started)
-    run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent)
+    left = _search_time_left("arcflow", arcflow.applies(family, settings), solver, time_limit, started)
+    run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent, settings)
     _record_start(family, stats, start_objective, incumbent)
     stats["build_s"] = time.perf_counter() - started - run.runtime_s
     return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
-def _model(family: Family, options: Options, formulation: str, stats: dict[str, Any]):
+def _model(family: Family, options: Options, formulation: str, stats: dict[str, Any], settings: KnapsackSettings):
     """The model of the chosen formulation and a function reading the counts of its solution.
 
     ``auto`` takes the configuration model when identical knapsacks are the rule (at most half as
     many knapsack types as knapsacks: R-Storm's racks of equal machines) and their patterns number at
-    most ``AUTO_PATTERN_LIMIT``, the compact model otherwise. (Two equal capacities among ten
-    different ones, as in some Dell'Amico et al. instances, do not pay: measured 44 s against 2 s.)
+    most ``auto_pattern_limit``, the compact model otherwise (two equal capacities among ten
+    different ones, as in some Dell'Amico et al. instances, do not pay). ``patterns`` enumerates up
+    to ``pattern_limit`` patterns.
     """
     if formulation in ("patterns", "auto"):
         identical = 2 * len(milp.knapsack_types(family)) <= family.n_knapsacks
         if formulation == "patterns" or identical:
-            limit = patterns.PATTERN_LIMIT if formulation == "patterns" else AUTO_PATTERN_LIMIT
+            limit = settings.pattern_limit if formulation == "patterns" else settings.auto_pattern_limit
             try:
                 model, builder = patterns.build(family, options, limit)
             except patterns.TooManyPatterns as error:
