@@ -124,6 +124,7 @@ from typing import Any
 
 import numpy as np
 
+from odrp.core.budget import Budget
 from odrp.core.result import Status, relative_gap
 from odrp.core.solvers import SolverRun, solver_version
 from odrp.core.solvers.highs import run_highspy
@@ -914,13 +915,10 @@ def solve(
     with its arguments and answer); whatever it returns only ever serves as an incumbent.
     """
     settings = settings or ArcFlowSettings()
-    start = time.perf_counter()
-    deadline = math.inf if time_limit is None else start + time_limit
+    clock = Budget(time_limit)
+    start, left = clock.started, clock.left
     mkp = mkp_of(f)
     stats: dict[str, Any] = {"formulation": "arcflow", "graph_classes": mkp.n}
-
-    def left() -> float | None:
-        return None if time_limit is None else max(0.0, deadline - time.perf_counter())
 
     def to_family(counts: np.ndarray) -> np.ndarray:
         out = np.zeros((f.n_classes, f.n_knapsacks), dtype=int)
@@ -940,11 +938,12 @@ def solve(
             stats,
         )
 
-    def budget(share: float) -> float:
+    def until(share: float) -> float:
+        """The ``time.perf_counter()`` value at ``share`` of the time limit (inf without one)."""
         return math.inf if time_limit is None else start + share * time_limit
 
-    cardinality = cardinality_bound(mkp, budget(settings.cardinality_share), settings)
-    generation = column_generation(mkp, mkp.profit, cardinality, budget(settings.generation_share), settings)
+    cardinality = cardinality_bound(mkp, until(settings.cardinality_share), settings)
+    generation = column_generation(mkp, mkp.profit, cardinality, until(settings.generation_share), settings)
     bound = lagrangian_bound(
         mkp, generation.bound.beta, generation.bound.gamma, generation.bound.lam, cardinality
     )  # with the free profit

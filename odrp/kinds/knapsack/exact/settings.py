@@ -50,7 +50,8 @@ class ArcFlowSettings:
     """Decide each threshold by listing the item sets worth it and packing them (:func:`packing_step`)
     before the threshold's graph goes to HiGHS."""
     set_limit: int = field(default=256, metadata={"ge": 0})
-    """The packing step runs when at most this many item sets can be worth the threshold ..."""
+    """The packing step runs when at most this many item sets can be worth the threshold (2 048 solved
+    the same SMALL files but raised the largest CPU time from 16.9 to 25.5 s) ..."""
     set_visits: int = field(default=200_000, metadata={"ge": 0})
     """... and listing them takes at most this many partial sets."""
     suffix_table_limit: int = field(default=2_000_000, metadata={"ge": 0})
@@ -60,16 +61,18 @@ class ArcFlowSettings:
     """Share of the time left that the packing step may take before the threshold goes to HiGHS."""
     quick_refill_share: float = field(default=0.01, metadata={"ge": 0, "le": 1})
     """After the integer master, an incumbent below floor(L) gets a refill search of this share of the
-    time limit ..."""
+    time limit (a master cut short under load can leave 7 607 where the optimum is 30 968) ..."""
     quick_refill_seconds: float = field(default=1.0, metadata={"ge": 0})
     """... at most this many seconds; 0: no quick refill."""
     refill_arcs: int = field(default=50_000, metadata={"ge": 0})
     """The refill search runs once, before the first graph stage with more than this many arcs (or one
-    too large to build) ..."""
+    too large to build; the graphs where it pays had 108 000-115 000 arcs, those where it only cost
+    time 2 000-10 000) ..."""
     refill_share: float = field(default=0.75, metadata={"ge": 0, "le": 1})
     """... for this share of the time left ..."""
     refill_seconds: float = field(default=45.0, metadata={"ge": 0})
-    """... and at most this many seconds; 0: no refill before a graph stage."""
+    """... and at most this many seconds; 0: no refill before a graph stage. (With 40% and 20 s it
+    stopped one unit short of L on two strongly correlated SMALL files where 75% and 45 s met it.)"""
     refill_noise: float = field(default=3.0, metadata={"ge": 0})
     """Largest standard deviation of the Gaussian noise on the profits of one refill move."""
 
@@ -84,7 +87,8 @@ class LagrangianSettings:
     max_iterations: int = field(default=500, metadata={"ge": 1})
     """Most iterations of the column generation of the multipliers."""
     set_limit: int = field(default=20_000, metadata={"ge": 0})
-    """Most sets listed for one agent before the search hands over to the compact model."""
+    """Most sets listed for one agent before the search hands over to the compact model (gap1-12 need
+    at most about 800)."""
     node_limit: int = field(default=100_000, metadata={"ge": 0})
     """Nodes of the exact cover search before the set-partitioning MILP over the listed sets decides."""
     max_stages: int = field(default=16, metadata={"ge": 0})
@@ -129,7 +133,7 @@ class KnapsackSettings:
     product) or ``glover`` (Glover's compact form: one variable per item and knapsack, a weaker LP)."""
     capacity_cuts: bool | None = None
     """Add the RLT capacity cuts (capacity row x level indicator) to the compact model; None: with two
-    knapsacks or more."""
+    knapsacks or more (they cut a QMKP's LP bound by a fifth but leave a QKP's where it is)."""
     symmetry: bool = True
     """Order identical knapsacks by load in the compact model."""
     merge_identical: bool = True
@@ -153,7 +157,8 @@ class KnapsackSettings:
     reduction_min_items: int = field(default=40, metadata={"ge": 0})
     """The reduction runs by default from this many items on (below, the MILP alone is quick)."""
     reduction_share: float = field(default=0.8, metadata={"ge": 0, "le": 1})
-    """The tabu search and the reduction may run until this share of the time limit."""
+    """The tabu search and the reduction may run until this share of the time limit (jeu_100_75_9 needs
+    about 45 CPU s of reduction, then 4 s of MILP; half of a 60 s limit cut it short)."""
     auto_pattern_limit: int = field(default=20_000, metadata={"ge": 0})
     """``auto`` takes the pattern model for identical knapsacks only while they have at most this many patterns."""
     pattern_limit: int = field(default=200_000, metadata={"ge": 0})
