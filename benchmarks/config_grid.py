@@ -1,16 +1,15 @@
-"""The configuration bound's pricing grid and master LPs at 20 x 30 (issue 3, stop 16).
+"""The configuration bound's pricing grid and master LPs at 20 x 30.
 
     python -m benchmarks.config_grid                         # both tables, seeds 0-2, grids 2000 / 20000
     python -m benchmarks.config_grid --part lp --grids 2000 5000 10000 20000
     python -m benchmarks.config_grid --part threshold --seeds 1
-    python -m benchmarks.config_grid --part lp --warm-master      # masters re-solved from their last basis
 
 ``lp``: one configuration LP from scratch (:class:`~odrp.kinds.throughput.exact.config_bound.ConfigurationLP`)
-at 1.00999 times the best incumbent known (``INCUMBENTS``, README "#### 20 x 30"): refuting it meets the
-1% target there. Per grid: the verdict, column generation iterations, CPU s in all, in the masters and
-in the pricing. ``threshold``: the lowest rate each grid refutes, by bisection from that incumbent to
-the fluid bound (precision 1e-4), and its CPU s. CPU seconds of this process (``time.process_time``);
-the tables print ``uptime`` (the machine may be shared).
+at 1.00999 times the best incumbent known (``INCUMBENTS``): refuting it meets the 1% target there. Per grid:
+the verdict, column generation iterations, CPU s in all, in the masters and in the pricing (the LP's own
+``seconds``). ``threshold``: the lowest rate each grid refutes, by bisection from that incumbent to the fluid
+bound (precision 1e-4), and its CPU s. CPU seconds of this process (``time.process_time``); the tables print
+``uptime`` (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -18,36 +17,16 @@ from __future__ import annotations
 import argparse
 import subprocess
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from typing import Any
 
 from benchmarks.throughput import random_case
 from odrp.kinds.throughput.exact import bounds, config_bound
 
 INCUMBENTS = {0: 406.256, 1: 147.955, 2: 150.045}
-"""The best incumbents of ``python -m benchmarks.throughput --part large --sizes 20x30`` on a quiet machine
-(README, "#### 20 x 30", stop 15)."""
+"""Incumbents of ``python -m benchmarks.throughput --part large --sizes 20x30`` on a quiet machine, with the count
+descent and without the ladder (docs/methods/throughput.md, "20 x 30")."""
 TARGET = 1.00999
 """A bound at or below TARGET x incumbent is a gap within 1%."""
-
-_spent: dict[str, float] = defaultdict(float)
-
-
-def _timed(name: str, function: Callable) -> Callable:
-    """``function`` with its CPU seconds added to ``_spent[name]``."""
-
-    def wrapper(*args, **kwargs):
-        start = time.process_time()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            _spent[name] += time.process_time() - start
-
-    return wrapper
-
-
-config_bound._Master.solve = _timed("master", config_bound._Master.solve)  # type: ignore[method-assign]
-config_bound._Pricing.lagrangian = _timed("pricing", config_bound._Pricing.lagrangian)  # type: ignore[method-assign]
 
 
 def uptime() -> str:
@@ -63,14 +42,13 @@ def lp_table(seeds: list[int], grids: list[int], size: tuple[int, int]) -> None:
         inst = random_case(seed, *size)
         rho = TARGET * INCUMBENTS[seed]
         for grid in grids:
-            _spent.clear()
             start = time.process_time()
             lp = config_bound.ConfigurationLP(inst, rho, grid=grid)
             verdict = lp.refutes()
             cpu = time.process_time() - start
             print(
                 f"| {seed} | {rho:.3f} | {grid} | {verdict} | {lp.iterations} | {cpu:.2f} | "
-                f"{_spent['master']:.2f} | {_spent['pricing']:.2f} |"
+                f"{lp.seconds['master']:.2f} | {lp.seconds['pricing']:.2f} |"
             )
     print(f"\nuptime: {uptime()}")
 
@@ -84,14 +62,15 @@ def threshold_table(seeds: list[int], grids: list[int], size: tuple[int, int]) -
         inst = random_case(seed, *size)
         fluid = bounds.fluid_bound(inst)
         for grid in grids:
-            _spent.clear()
+            log: list[dict[str, Any]] = []
             start = time.process_time()
-            bound, _ = config_bound.bisect(inst, INCUMBENTS[seed], fluid, None, precision=1e-4, grid=grid)
+            bound, _ = config_bound.bisect(inst, INCUMBENTS[seed], fluid, None, precision=1e-4, grid=grid, log=log)
             cpu = time.process_time() - start
             gap = bound / INCUMBENTS[seed] - 1
+            master = sum(entry["master"] for entry in log)
             print(
                 f"| {seed} | {INCUMBENTS[seed]:.3f} | {fluid:.3f} | {grid} | {bound:.3f} | {100 * gap:.2f}% | "
-                f"{cpu:.1f} | {_spent['master']:.1f} |"
+                f"{cpu:.1f} | {master:.1f} |"
             )
     print(f"\nuptime: {uptime()}")
 
@@ -102,9 +81,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--grids", type=int, nargs="+", default=[2000, 20000])
     parser.add_argument("--size", default="20x30", help="components x machines")
-    parser.add_argument("--warm-master", action="store_true", help="re-solve masters from their last basis")
     args = parser.parse_args()
-    config_bound.WARM_MASTER = args.warm_master
     size = tuple(map(int, args.size.split("x")))
     if args.part in ("lp", "all"):
         lp_table(args.seeds, args.grids, size)  # type: ignore[arg-type]

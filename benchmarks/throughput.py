@@ -25,6 +25,9 @@ import time
 from pathlib import Path
 
 from odrp.io import load_instance
+from odrp.kinds.throughput.evaluator import rate
+from odrp.kinds.throughput.exact import bounds, config_bound, pattern_bound
+from odrp.kinds.throughput.exact.starts import warm_start
 from odrp.kinds.throughput.generators import SHAPES, random_instance
 from odrp.kinds.throughput.instance import load
 from odrp.methods import run_method
@@ -141,10 +144,6 @@ def _rate(value: float | None) -> str:
 
 def bounds_table(seeds: int) -> None:
     """The three upper bounds (no time limit) against R* (paper size, proven) or the search's start (10 x 10)."""
-    from odrp.kinds.throughput.evaluator import rate
-    from odrp.kinds.throughput.exact import bounds, config_bound, pattern_bound
-    from odrp.kinds.throughput.exact.solve import _warm_start
-
     print("\n### Upper bounds on R: fluid LP, pattern LP, configuration LP (bisection to 1e-4, no time limit)\n")
     print(f"uptime: {uptime()}\n")
     print("| size | seed | reference | fluid | pattern | config | config above reference | config CPU s |")
@@ -156,7 +155,7 @@ def bounds_table(seeds: int) -> None:
                 optimum = run_method(THROUGHPUT, inst, "exact")
                 reference, label = optimum.objective, "R*"
             else:
-                reference, label = rate(inst, _warm_start(inst)[0]), "warm start"
+                reference, label = rate(inst, warm_start(inst)[0]), "warm start"
             fluid = bounds.fluid_bound(inst)
             pattern = pattern_bound.upper_bound(inst, reference, fluid, None)
             cpu = cpu_seconds()

@@ -22,7 +22,7 @@ MaximizeThroughput, with Scale = 1 and Current_IR = R_0:
 
 Readings where the paper is vague (ours):
 
-- R_0 = 1 tuple/s (option ``r0``); the paper gives no value.
+- R_0 = 1 tuple/s (setting ``r0``); the paper gives no value.
 - "most suitable machine" for a new instance = the machine where the new instance's TCU (at
   Current_IR, with the component's input split over one more instance) is least, among machines with
   a free task slot and MAC_w >= that TCU; ties by machine order. The over-utilised machine itself
@@ -40,13 +40,23 @@ Readings where the paper is vague (ours):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.kinds.throughput.instance import ThroughputInstance, solution_json
 
-DEFAULT_R0 = 1.0
-DEFAULT_THRESHOLD = 1.0
-MAX_ITERATIONS = 1_000_000
+
+@dataclass(frozen=True)
+class HeteroGreedySettings:
+    """Settings of ``hetero_greedy`` (``--param NAME=VALUE``)."""
+
+    r0: float = field(default=1.0, metadata={"gt": 0})
+    """The initial input rate R_0 in tuples/s (the paper gives no value)."""
+    threshold: float = field(default=1.0, metadata={"gt": 0})
+    """MaximizeThroughput ends when no machine takes a new instance and the rate step is at most this many
+    tuples/s (the paper's "Current_IR <= Scale" with a step of 1 tuple/s)."""
+    max_iterations: int = field(default=1_000_000, metadata={"ge": 1})
+    """A guard on MaximizeThroughput's iterations (each adds an instance or changes the rate)."""
 
 
 class Etg:
@@ -131,13 +141,15 @@ def hottest_component(etg: Etg, w: int, rate: float) -> int:
     return max(placed, key=lambda c: (etg.tcu(c, w, rate), -c))
 
 
-def maximize_throughput(etg: Etg, r0: float, threshold: float) -> tuple[Etg, float | None, int]:
+def maximize_throughput(
+    etg: Etg, r0: float, threshold: float, max_iterations: int = HeteroGreedySettings().max_iterations
+) -> tuple[Etg, float | None, int]:
     """Algorithm 2: (Final_ETG, its last stable rate, iterations); the current ETG if none was stable."""
     scale = 1.0
     current_ir = r0
     final: tuple[Etg, float] | None = None
     iterations = 0
-    while iterations < MAX_ITERATIONS:
+    while iterations < max_iterations:
         iterations += 1
         over = [w for w in range(etg.inst.n_machines) if etg.mac(w, current_ir) < 0]  # line 1
         if not over:  # lines 2-3
@@ -181,14 +193,14 @@ def hetero_greedy(
     *,
     seed: int = 0,
     time_limit: float | None = None,
-    r0: float = DEFAULT_R0,
-    threshold: float = DEFAULT_THRESHOLD,
+    settings: HeteroGreedySettings = HeteroGreedySettings(),
 ) -> HeuristicOutcome:
     """FirstAssignment + MaximizeThroughput; deterministic (``seed`` is unused)."""
-    etg = first_assignment(instance, float(r0))
+    r0, threshold = float(settings.r0), float(settings.threshold)
+    etg = first_assignment(instance, r0)
     if etg is None:
         return HeuristicOutcome(None, None, {}, f"FirstAssignment: a component fits on no machine at R_0 = {r0}")
-    final, stable_rate, iterations = maximize_throughput(etg, float(r0), float(threshold))
+    final, stable_rate, iterations = maximize_throughput(etg, r0, threshold, settings.max_iterations)
     return HeuristicOutcome(
         solution=solution_json(instance, final.counts()),
         objective=final.max_rate(),
@@ -204,5 +216,6 @@ HEURISTICS: tuple[Heuristic, ...] = (
         kinds=KINDS,
         run=hetero_greedy,
         description="Nasiri et al.'s FirstAssignment + MaximizeThroughput: raise the rate, replicate the hottest task",
+        settings=HeteroGreedySettings,
     ),
 )

@@ -10,13 +10,21 @@ import random
 
 import pytest
 
-import odrp.kinds.throughput.exact.solve as exact
 from odrp.kinds.throughput.evaluator import evaluate_counts
-from odrp.kinds.throughput.exact import level_search, rate_model
-from odrp.kinds.throughput.exact.bounds import count_range
+from odrp.kinds.throughput.exact import big, level_search, rate_model, rounds
+from odrp.kinds.throughput.exact.bounds import FluidModels, count_range
+from odrp.kinds.throughput.exact.settings import LevelSearchSettings, ThroughputSettings
 from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import best_placement, brute_force, tiny
 from tests.test_throughput_level_search import _boxes
+
+SHARE = LevelSearchSettings().big_share
+
+
+def big_tiers(inst, rho):
+    """The big components' tiers at the default share."""
+    return big.big_tiers(inst, rho, SHARE)
+
 
 # A spout s feeds a bolt a on two identical machines (capacity 100, two task slots each). At rate R, a costs
 # 1.5 R + 1 per instance when it has one (it does not fit one machine above R = 66), s costs 0.1 R + 1.
@@ -64,16 +72,18 @@ def test_cluster_room_and_the_subset_model_by_hand():
 def test_big_tiers_by_hand():
     inst = load(TWO_MACHINES)
     # shares at rho: a (1.5 rho + 1) / 100, s (0.1 rho + 1) / 100
-    assert count_range(inst, 1, 122.5)[0] == 2 and level_search.big_tiers(inst, 122.5) == [[1]]  # a: 1.85
-    assert level_search.big_tiers(inst, 50.0) == [[1]]  # a: 0.76, big but not to be replicated
-    assert pytest.approx(1 / 3) == level_search.BIG_SHARE
-    assert level_search.big_tiers(inst, 30.0) == [[1]]  # a: 0.46
-    assert level_search.big_tiers(inst, 20.0) == []  # a: 0.31
+    assert count_range(inst, 1, 122.5)[0] == 2 and big_tiers(inst, 122.5) == [[1]]  # a: 1.85
+    assert big_tiers(inst, 50.0) == [[1]]  # a: 0.76, big but not to be replicated
+    assert pytest.approx(1 / 3) == SHARE
+    assert big_tiers(inst, 30.0) == [[1]]  # a: 0.46
+    assert big_tiers(inst, 20.0) == []  # a: 0.31
     # a third component b (0.6 rho + 1: 0.745 at 122.5) is big, not replicated: two tiers, the biggest first
     three = {**TWO_MACHINES, "components": [{"id": "s"}, {"id": "a"}, {"id": "b"}], "edges": [["s", "a"], ["s", "b"]]}
     three["profile"] = {**TWO_MACHINES["profile"], "b": {"t": {"exec_time": 0.6, "overhead": 1.0}}}
-    assert level_search.big_tiers(load(three), 122.5) == [[1], [1, 2]]
-    assert level_search.big_tiers(load(three), 122.5) == [[1], [1, 2]]  # another instance object, the same answer
+    assert big_tiers(load(three), 122.5) == [[1], [1, 2]]
+    checks = big.BigChecks()
+    assert checks.tiers(load(three), 122.5) == [[1], [1, 2]]
+    assert checks.tiers(load(three), 122.5) == [[1], [1, 2]]  # another instance object, the same answer
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -100,30 +110,31 @@ MODES = ("off", "first", "refute", "both")
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seed", range(8))
-def test_every_big_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode, monkeypatch):
-    monkeypatch.setattr(level_search, "BIG", mode)
-    monkeypatch.setattr(level_search, "BIG_CHECKS", level_search.BigChecks())
+def test_every_big_mode_proves_the_brute_force_optimum_and_nothing_below(seed, mode):
+    settings = LevelSearchSettings(big=mode)
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6), settings=settings)
     assert above.proven and above.counts is None
     if mode in ("off", "first"):
         assert above.stats.big == 0
-    below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
+    below = level_search.search(
+        inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)), settings=settings
+    )
     assert below.counts is not None and below.best >= optimum * (1 - 1e-3)
     assert evaluate_counts(inst, below.counts).objective == pytest.approx(below.best, rel=1e-12)
 
 
-def test_the_relaxation_refutes_nodes_of_the_tiny_instances(monkeypatch):
+def test_the_relaxation_refutes_nodes_of_the_tiny_instances():
     """The path is taken: just above R*, some tiny instance has a node that P(rho) on its big components refutes
     (not its configuration LP)."""
-    monkeypatch.setattr(level_search, "BIG", "both")
+    settings = LevelSearchSettings(big="both")
     refuted = 0
     for seed in range(8):
-        monkeypatch.setattr(level_search, "BIG_CHECKS", level_search.BigChecks())
         inst = tiny(seed)
         optimum, _ = brute_force(inst)
-        above = level_search.search(inst, optimum, None, _boxes(inst), lambda best, r=optimum: r * (1 + 1e-6))
+        target = optimum * (1 + 1e-6)
+        above = level_search.search(inst, optimum, None, _boxes(inst), lambda best, r=target: r, settings=settings)
         refuted += above.stats.big
     assert refuted > 0
 
@@ -136,12 +147,12 @@ def test_remembered_answers_equal_fresh_ones(seed):
     optimum, counts = best_placement(inst)
     levels = [sum(per.values()) for per in counts]
     solve_box = _boxes(inst)
-    remembering = level_search.BigChecks()
+    remembering = big.BigChecks()
     rng = random.Random(seed)
     asked = refuted = 0
     for _ in range(60):
         rho = optimum * rng.choice((1 - 1e-2, 1 - 1e-3, 1.0, 1 + 1e-3, 1 + 1e-2, 1.05))
-        tiers = level_search.big_tiers(inst, rho)
+        tiers = big_tiers(inst, rho)
         if not tiers or len(tiers[-1]) == inst.n_components:
             continue
         tier = rng.choice(tiers)
@@ -149,7 +160,7 @@ def test_remembered_answers_equal_fresh_ones(seed):
         for c, n in enumerate(levels):
             lo = max(1, n + rng.randint(-1, 1))
             node.append((lo, lo if c in tier else lo + rng.randint(1, 2)))  # the tier fixed, nothing else
-        fresh = level_search.BigChecks().refutes(inst, rho, node, solve_box, None)
+        fresh = big.BigChecks().refutes(inst, rho, node, solve_box, None)
         assert remembering.refutes(inst, rho, node, solve_box, None) == fresh
         asked, refuted = asked + 1, refuted + fresh
     assert remembering.solved <= asked
@@ -166,7 +177,7 @@ def test_checks_run_only_on_a_whole_tier():
         calls.append(kept)
         return "infeasible", None
 
-    checks = level_search.BigChecks()
+    checks = big.BigChecks()
     assert not checks.refutes(inst, 122.5, [(1, 2), (2, 3), (1, 1)], solve_box, None)  # b alone: not a tier
     assert calls == []
     assert checks.refutes(inst, 122.5, [(1, 2), (2, 2), (1, 2)], solve_box, None)  # tier [a]
@@ -179,15 +190,19 @@ def test_checks_run_only_on_a_whole_tier():
 def test_cbc_and_highs_solve_the_subset_model_too():
     """The subset model in matrix form (HiGHS, CBC) agrees with CP-SAT on the hand case."""
     inst = load(TWO_MACHINES)
+    settings = ThroughputSettings()
     for solver in ("highs", "cbc"):
         scratch = {"rounds": []}
         for rho, least_s, expected in ((123.0, 1, "feasible"), (123.25, 1, "infeasible"), (122.6, 2, "infeasible")):
             box = [(least_s, 4), (2, 2)]
-            result = exact._round(inst, rho, solver, None, None, True, False, 1, None, scratch, None, box, kept=[1])
+            fluid = FluidModels(1)
+            result = rounds.solve_round(
+                inst, rho, solver, None, settings, fluid, scratch, fluid_levels=False, within=box, kept=[1]
+            )
             assert result.status in ((expected,) if expected == "infeasible" else ("feasible", "optimal")), solver
 
 
-# 10 x 10 seed 8 (benchmarks.throughput.random_case): a placement at R = 575.876, found by the exact method of stop 22
+# 10 x 10 seed 8 (benchmarks.throughput.random_case): a placement at R = 575.876, found by the exact method
 SEED8_PLACEMENT = {
     "instances": {
         "spout0": {"m1-pentium": 1, "m5-i5": 1, "m8-i5": 1},
@@ -207,11 +222,11 @@ SEED8_PLACEMENT = {
 @pytest.mark.parametrize(
     ("rho", "kept", "fixed"),
     [
-        # the four biggest components high6, mid2, mid3, low9 at counts 4, 2, 2, 1: CP-SAT without probing (stop
-        # 22's QUICK_BOX) called this infeasible
+        # the four biggest components high6, mid2, mid3, low9 at counts 4, 2, 2, 1: CP-SAT without probing
+        # (cp_model_probing_level 0) called this infeasible
         (575.80, [6, 2, 3, 9], {}),
-        # the big tier at BIG_SHARE 1/3 (the four, low8 and low5 at one instance each) at the rate stop 23 then
-        # proved optimal: CP-SAT with its defaults called this infeasible
+        # the big tier at big_share 1/3 (the four, low8 and low5 at one instance each) at a rate below that
+        # placement's: CP-SAT with its defaults called this infeasible
         (575.7430214044182, [6, 2, 3, 9, 8, 5], {5: 1, 8: 1}),
     ],
 )
@@ -227,7 +242,7 @@ def test_a_box_holding_a_placement_is_never_refuted_seed_8(rho, kept, fixed):
     inst = random_case(8, 10, 10)
     placement = parse_solution(inst, SEED8_PLACEMENT)
     assert rate(inst, placement) == pytest.approx(575.876, abs=1e-3) and evaluate_counts(inst, placement).feasible
-    assert level_search.big_tiers(inst, rho)[-1][: len(kept)] == kept  # biggest first
+    assert big_tiers(inst, rho)[-1][: len(kept)] == kept  # biggest first
     node = [(1, 14), (1, 14), (2, 2), (2, 2), (1, 14), (1, 15), (4, 4), (1, 14), (1, 15), (1, 1)]
     node = [(fixed[c], fixed[c]) if c in fixed else box for c, box in enumerate(node)]
     part = [placement[c] if c in kept else {} for c in range(inst.n_components)]

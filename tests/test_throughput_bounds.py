@@ -8,7 +8,7 @@ import pytest
 
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
 from odrp.kinds.throughput.exact import bounds, pattern_bound, polish
-from odrp.kinds.throughput.exact.solve import _warm_start
+from odrp.kinds.throughput.exact.starts import warm_start
 from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import brute_force, tiny
 
@@ -65,7 +65,7 @@ def test_bounds_never_cut_off_the_brute_force_optimum(seed):
 def test_warm_start_and_fluid_rounding_are_feasible_and_not_above_the_optimum(seed):
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    counts, _, _ = _warm_start(inst)
+    counts, _, _ = warm_start(inst)
     assert evaluate_counts(inst, counts).feasible
     assert rate(inst, counts) <= optimum * (1 + 1e-9)
     fluid = bounds.fluid_solution(inst)

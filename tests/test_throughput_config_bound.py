@@ -88,9 +88,8 @@ def test_highs_child_answers_like_highs_in_process():
     assert values == pytest.approx([4.0, 0.0])
 
 
-def test_highs_child_is_stopped_at_the_deadline(monkeypatch):
-    monkeypatch.setattr(highs_child, "GRACE", 0.0)
-    run, values = highs_child.solve(_knapsack(), 0.0)  # the child cannot even start Python in 0 s
+def test_highs_child_is_stopped_at_the_deadline():
+    run, values = highs_child.solve(_knapsack(), 0.0, grace=0.0)  # the child cannot even start Python in 0 s
     assert run.status == "time_limit" and values is None and run.runtime_s < 5.0
 
 
@@ -114,14 +113,15 @@ def test_columns_from_the_rate_s_pool_are_configurations_of_the_node(seed):
     optimum, counts = best_placement(inst)
     best = [(sum(per.values()), sum(per.values())) for per in counts]  # the counts of an optimal placement
     for rho in (0.95 * optimum, optimum, 1.1 * optimum):
-        root = config_bound.ConfigurationLP(inst, rho)
+        tables = config_bound.Tables()  # the tables and pools of one solve, shared by its LPs
+        root = config_bound.ConfigurationLP(inst, rho, tables=tables)
         root.refutes()
         pool = root.pricing.table.pool
         levels = [(r.start, r.stop - 1) for r in root.pricing.levels]
         if any(lo > hi for lo, hi in levels):
             continue
         node = best if rho <= optimum else [(lo, lo) for lo, _ in levels]  # else: the lowest levels
-        lp = config_bound.ConfigurationLP(inst, rho, within=node)
+        lp = config_bound.ConfigurationLP(inst, rho, within=node, tables=tables)
         assert lp.pricing.table is root.pricing.table  # one table (and pool) per rate
         for t, configs in enumerate(lp.columns):
             group = inst.machine_classes[t]
@@ -142,10 +142,10 @@ def test_a_new_rate_s_pool_starts_with_the_configurations_that_still_fit(seed):
     # hand, eq. 5), and those that do not fit are left behind
     inst = tiny(seed)
     optimum = brute_force(inst)[0]
-    config_bound._TABLES.clear()
-    low = config_bound.ConfigurationLP(inst, 0.9 * optimum)
+    tables = config_bound.Tables()  # the tables and pools of one solve, shared by its LPs
+    low = config_bound.ConfigurationLP(inst, 0.9 * optimum, tables=tables)
     low.refutes()
-    high = config_bound.ConfigurationLP(inst, 1.05 * optimum)
+    high = config_bound.ConfigurationLP(inst, 1.05 * optimum, tables=tables)
     carried = high.pricing.table.pool
     for t, configs in enumerate(low.pricing.table.pool):
         group = inst.machine_classes[t]
@@ -188,18 +188,17 @@ def test_columns_of_another_rate_are_checked_before_they_start_an_lp(seed):
     # as ``Columns.of`` (what a worker sends), those that no longer fit are left out (by hand, eq. 5). On these
     # instances 2-3 of the columns priced at 0.9 R*, restricted to the levels at R*, do not fit at R* (checked
     # first, so that the test can fail: trusting them fails it)
-    from odrp.kinds.throughput.exact.level_search import Columns
+    from odrp.kinds.throughput.exact.config_bound import Columns
+    from odrp.kinds.throughput.exact.settings import ConfigurationSettings
 
     inst = tiny(seed)
     optimum = brute_force(inst)[0]
     group = inst.machine_classes
-    config_bound._TABLES.clear()
-    low = config_bound.ConfigurationLP(inst, 0.9 * optimum)
+    low = config_bound.ConfigurationLP(inst, 0.9 * optimum)  # tables of its own: nothing carried to the next LP
     low.refutes()
-    assert low.fit_at == (0.9 * optimum, config_bound.GRID)
+    assert low.fit_at == (0.9 * optimum, ConfigurationSettings().grid)
     assert Columns.of(low).fit_at == low.fit_at
     for previous in (low, Columns.of(low)):
-        config_bound._TABLES.clear()
         high = config_bound.ConfigurationLP(inst, optimum, previous)
         restricted = [[high.pricing.restricted(c) for c in configs] for configs in low.columns]
         assert any(c and not _fits(inst, optimum, group[t], c) for t, cs in enumerate(restricted) for c in cs)

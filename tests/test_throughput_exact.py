@@ -83,7 +83,7 @@ def test_cbc_second_opinion(seed):
 @pytest.mark.parametrize("seed", [0, 3, 6])
 @pytest.mark.parametrize("solver", ["cpsat", "highs"])
 def test_warm_start_gives_the_brute_force_optimum(seed, solver):
-    """A warm start (issue 8's contract) is the rate search's incumbent when it beats the search's
+    """A warm start (the contract of :mod:`odrp.core.exact`) is the rate search's incumbent when it beats the search's
     own start: without that start (search_start off) it always is; the optimum stays brute force's."""
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
@@ -211,22 +211,18 @@ def test_cpsat_deterministic_budget_ends_undecided_as_a_time_limit():
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("quick", ["default", "undecided", "off"])
-def test_box_solver_decides_as_brute_force(seed, quick, monkeypatch):
+def test_box_solver_decides_as_brute_force(seed):
     # a level search's box (N_c within ranges) at a rate: feasible exactly when some placement (brute force) with
-    # counts in the box sustains the rate, whether the quick stage decides ("default"), never decides and hands
-    # over to CP-SAT's defaults ("undecided": no deterministic time), or is off
+    # counts in the box sustains the rate
     import random
 
     from odrp.kinds.throughput.evaluator import rate
-    from odrp.kinds.throughput.exact import solve as exact
+    from odrp.kinds.throughput.exact.rounds import box_solver
 
-    stage = {"default": exact.QUICK_BOX, "undecided": {**exact.QUICK_BOX, "max_deterministic_time": 0.0}, "off": {}}
-    monkeypatch.setattr(exact, "QUICK_BOX", stage[quick])
     inst = tiny(seed)
     placements = [(r, [sum(v) for v in combo]) for r, combo in feasible_placements(inst)]
     optimum = max(r for r, _ in placements)
-    solve_box = exact._box_solver(inst, "cpsat", True, 1)
+    solve_box = box_solver(inst, "cpsat")
     rng = random.Random(seed)
     seen = set()
     for _ in range(12):

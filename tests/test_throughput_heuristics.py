@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from odrp.heuristics.throughput import hetero_greedy
+from odrp.heuristics.throughput import HeteroGreedySettings, hetero_greedy
 from odrp.io import load_instance
 from odrp.kinds.throughput.generators import random_instance
 from odrp.kinds.throughput.instance import load
@@ -26,7 +26,7 @@ def test_greedy_trace_on_two_different_machines_by_hand():
     # (B would need 130), scale 4: 100 (B 110), scale 8: 90 holds (TCU 100), then 101.25, 95.6,
     # 92.8, 91.4, 90.7 fail with B at 2*IR/2 + 10 > 100, and 90.7 <= Scale = 128 ends the search.
     # Final_ETG: the spout alone on A, R = (100 - 10) / 1 = 90 (the optimum is 120, see the exact test).
-    out = hetero_greedy(load(SPOUT_AB), r0=10)
+    out = hetero_greedy(load(SPOUT_AB), settings=HeteroGreedySettings(r0=10))
     assert out.solution == {"instances": {"spout": {"A": 1}}}
     assert out.objective == pytest.approx(90.0, rel=1e-12)
     assert out.stats["last_stable_rate"] == pytest.approx(90.0, rel=1e-12)
@@ -40,7 +40,7 @@ def test_greedy_trace_on_two_identical_machines_by_hand():
     # each: 2 (R/4) + 10 <= 100 gives 180).
     data = copy.deepcopy(SPOUT_AB)
     data["profile"]["spout"] = {"a": {"exec_time": 1, "overhead": 5}, "b": {"exec_time": 1, "overhead": 5}}
-    out = hetero_greedy(load(data), r0=10)
+    out = hetero_greedy(load(data), settings=HeteroGreedySettings(r0=10))
     assert out.solution == {"instances": {"spout": {"A": 1, "B": 1}}}
     assert out.objective == pytest.approx(190.0, rel=1e-12)
     exact = run_method(THROUGHPUT, load(data), "exact")

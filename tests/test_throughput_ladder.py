@@ -11,8 +11,8 @@ import pytest
 
 from benchmarks.throughput import random_case
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
-from odrp.kinds.throughput.exact import bounds, ladder, level_search, parallel
-from odrp.kinds.throughput.exact import solve as exact_throughput
+from odrp.kinds.throughput.exact import bounds, ladder, level_search, parallel, rounds
+from odrp.kinds.throughput.exact.settings import LadderSettings, ThroughputSettings
 from odrp.methods import run_method
 from odrp.registry import KINDS
 from tests.test_throughput_exact import best_placement, tiny
@@ -22,10 +22,11 @@ SEEDS = range(8)
 
 
 def test_rungs_by_hand():
-    # incumbent 100, bound 105: max(100 * 1.0099, 105 * (1 - STEP)); once R (1 + LIFT) reaches the bound,
-    # the midpoint between R and B
-    assert ladder.rung(100.0, 105.0) == pytest.approx(max(100.99, 105.0 * (1 - ladder.STEP)), rel=1e-12)
-    assert ladder.rung(100.0, 101.0) == pytest.approx(max(100.99, 101.0 * (1 - ladder.STEP)), rel=1e-12)
+    # incumbent 100, bound 105: max(100 * 1.0099, 105 * (1 - step)) with step 0.005; once R (1 + lift) reaches the
+    # bound, the midpoint between R and B
+    assert (LadderSettings().lift, LadderSettings().step, LadderSettings().bisect) == (0.0099, 0.005, 0.5)
+    assert ladder.rung(100.0, 105.0) == pytest.approx(max(100.99, 105.0 * (1 - 0.005)), rel=1e-12)
+    assert ladder.rung(100.0, 101.0) == pytest.approx(max(100.99, 101.0 * (1 - 0.005)), rel=1e-12)
     assert ladder.rung(100.0, 100.5) == pytest.approx(100.25, rel=1e-12)
     for best, bound in ((100.0, 105.0), (100.0, 101.0), (100.0, 100.5), (50.0, 50.001)):
         assert best < ladder.rung(best, bound) < bound
@@ -34,7 +35,7 @@ def test_rungs_by_hand():
 @pytest.fixture(scope="module")
 def nodes():
     """Two workers shared by the tests (a worker's imports take seconds on a loaded machine)."""
-    with parallel.Workers(tiny(0), 2, ("cpsat", True, 1)) as workers:
+    with parallel.Workers(tiny(0), 2) as workers:
         workers.start()
         yield workers
 
@@ -46,7 +47,7 @@ def test_ladder_ends_at_the_brute_force_optimum(seed, deadline, nodes):
     # deadline, the count descent on the second worker) close the gap: every rung proven is above R*,
     # the last within 1e-6 of it, and the incumbent is R*
     inst, optimum, start = weak_start(seed)
-    nodes.use(inst)
+    nodes.use(inst, ThroughputSettings())
     limit = None if deadline is None else time.perf_counter() + deadline
     climbed = ladder.climb(inst, rate(inst, start), start, bounds.fluid_bound(inst), None, limit, nodes)
     proven = [r["rho"] for r in climbed.rungs if r["proven"]]
@@ -59,15 +60,16 @@ def test_ladder_ends_at_the_brute_force_optimum(seed, deadline, nodes):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_rungs_raised_at_once_still_end_at_the_brute_force_optimum(seed, nodes, monkeypatch):
-    # LAST_CALL = 1: every rung is raised halfway to the bound as soon as it starts; the proofs stay above R*
+def test_rungs_raised_at_once_still_end_at_the_brute_force_optimum(seed, nodes):
+    # last_call = 1: every rung is raised halfway to the bound as soon as it starts; the proofs stay above R*
     # and the ladder still closes the gap
-    monkeypatch.setattr(ladder, "LAST_CALL", 1.0)
+    settings = LadderSettings(last_call=1.0)
     inst, optimum, start = weak_start(seed)
-    nodes.use(inst)
+    nodes.use(inst, ThroughputSettings())
     climbed = ladder.climb(
-        inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes
-    )
+        inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes,
+        settings=settings,
+    )  # fmt: skip
     assert all(r["raised"] for r in climbed.rungs)
     assert all(r["proven"] and r["rho"] > optimum * (1 - 1e-12) for r in climbed.rungs)
     assert climbed.best == pytest.approx(optimum, rel=1e-9)
@@ -75,19 +77,19 @@ def test_rungs_raised_at_once_still_end_at_the_brute_force_optimum(seed, nodes, 
     nodes.start()
 
 
-def test_restarted_trees_still_end_at_the_brute_force_optimum(nodes, monkeypatch):
-    # RESTART = 0 and TAIL = 1: every better placement from the descent starts a new tree, and every rung open
+def test_restarted_trees_still_end_at_the_brute_force_optimum(nodes):
+    # restart = 0 and tail = 1: every better placement from the descent starts a new tree, and every rung open
     # after one node starts once more (the answers of the dropped trees' nodes are ignored); the proofs stay
     # above R* and the ladder still closes the gap, and some ladders did give trees up
-    monkeypatch.setattr(ladder, "RESTART", 0.0)
-    monkeypatch.setattr(ladder, "TAIL", 1)
+    settings = LadderSettings(restart=0.0, tail=1)
     restarts = 0
     for seed in SEEDS:
         inst, optimum, start = weak_start(seed)
-        nodes.use(inst)
+        nodes.use(inst, ThroughputSettings())
         climbed = ladder.climb(
-            inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes
-        )
+            inst, rate(inst, start), start, bounds.fluid_bound(inst), None, time.perf_counter() + 120, nodes,
+            settings=settings,
+        )  # fmt: skip
         assert all(r["proven"] and r["rho"] > optimum * (1 - 1e-12) for r in climbed.rungs)
         assert climbed.best == pytest.approx(optimum, rel=1e-9)
         assert climbed.bound <= optimum * (1 + 1e-6) + 1e-9
@@ -111,7 +113,7 @@ def test_leaf_solver_takes_the_dive_only_when_it_reaches_rho():
     inst = tiny(1)
     optimum, optimal = best_placement(inst)
     levels = [sum(row.values()) for row in optimal]
-    leaf = ladder.leaf_solver(inst, exact_throughput._box_solver(inst, "cpsat", True, 1))(ladder.LEAF_SECONDS)
+    leaf = ladder.leaf_solver(inst, rounds.box_solver(inst, "cpsat"))(LadderSettings().leaf_seconds)
     status, placed = leaf(optimum * (1 - 1e-9), [(n, n) for n in levels], None)
     assert status == "feasible" and rate(inst, placed) >= optimum * (1 - 1e-9)
     status, placed = leaf(optimum * (1 + 1e-6), [(n, n) for n in levels], None)
@@ -120,8 +122,8 @@ def test_leaf_solver_takes_the_dive_only_when_it_reaches_rho():
 
 def test_receive_reads_two_messages_that_arrive_in_one_write():
     # a worker's "ready" and its first answer in one pipe write: the second must not stay unread in a
-    # buffer the selector does not see (the search waited for it forever before stop 18)
-    workers = parallel.Workers(tiny(0), 1, ("cpsat", True, 1))
+    # buffer the selector does not see (a search without a deadline would wait for it forever)
+    workers = parallel.Workers(tiny(0), 1)
     read_end, write_end = os.pipe()
 
     class Pipe:

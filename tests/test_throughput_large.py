@@ -7,6 +7,7 @@ import pytest
 from benchmarks.throughput import random_case
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
 from odrp.kinds.throughput.exact import bounds, config_bound, count_descent, dive, packing
+from odrp.kinds.throughput.exact.settings import DiveSettings, PackingSettings
 from odrp.kinds.throughput.instance import load
 from odrp.methods import run_method
 from odrp.registry import KINDS
@@ -29,7 +30,7 @@ def test_pack_is_best_fit_decreasing_by_hand():
     # A first (largest): all machines equal, the lowest, m0 (30 left). B: m0 cannot take 50, m1 and
     # m2 equal: m1 (50 left). C (25): m0 leaves 5, m1 25, m2 75: best fit is m0.
     inst = load(_sources({"A": 0.7, "B": 0.5, "C": 0.25}, 3))
-    for order in packing.ORDERS:
+    for order in PackingSettings().orders:
         failed, placement = packing.pack(inst, 100.0, [1, 1, 1], order)
         assert failed is None
         assert placement == [{0: 1}, {1: 1}, {0: 1}]
@@ -125,7 +126,7 @@ def test_count_descent_never_goes_below_its_start_nor_above_the_optimum(seed):
                 for c, row in enumerate(placement)
             )
             assert tasks <= inst.max_tasks[w]
-            assert load_w <= inst.capacity[w] * (1 + tasks * 0.5 / dive.GRID) + 1e-9
+            assert load_w <= inst.capacity[w] * (1 + tasks * 0.5 / DiveSettings().grid) + 1e-9
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -14,7 +14,9 @@ import pytest
 
 from benchmarks.throughput import random_case
 from odrp.kinds.throughput.evaluator import evaluate_counts
-from odrp.kinds.throughput.exact import config_bound, level_search, parallel
+from odrp.kinds.throughput.exact import level_search, parallel
+from odrp.kinds.throughput.exact.cache import Cache
+from odrp.kinds.throughput.exact.settings import ConfigurationSettings, ThroughputSettings
 from odrp.kinds.throughput.instance import load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import brute_force, tiny
@@ -34,7 +36,7 @@ def _alive(pid: int) -> bool:
 
 
 def _workers(inst, processes: int = 2) -> parallel.Workers:
-    return parallel.Workers(inst, processes, ("cpsat", True, 1))
+    return parallel.Workers(inst, processes, "cpsat")
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +49,10 @@ def nodes():
 
 @pytest.mark.parametrize("pool", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, pool, nodes, monkeypatch):
-    monkeypatch.setattr(config_bound, "POOL", pool)
-    if not pool:  # and no whole nodes: their CP-SAT runs have time limits, so the trees may depend on timing
-        monkeypatch.setattr(level_search, "NODE_SECONDS", (0.0, 0.0))
+def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, pool, nodes):
+    settings = ThroughputSettings(configuration=ConfigurationSettings(pool=pool))
     inst = tiny(seed)
-    nodes.use(inst)  # the workers take POOL and NODE_SECONDS with the instance
+    nodes.use(inst, settings)  # the workers take the settings with the instance
     optimum, _ = brute_force(inst)
     # from a poor start: the incumbent rises while nodes are in flight, and the proof is brute force's
     out = parallel.search(inst, optimum / 2, None, nodes, lambda best: best * (1 + GAP / 2))
@@ -61,12 +61,14 @@ def test_two_processes_reach_brute_force_and_prove_the_same_rates_as_one(seed, p
     # just above R*: refuted by both; just below: both find a placement there
     for target, proven in ((optimum * (1 + 1e-6), True), (optimum * (1 - 1e-3), False)):
         two = parallel.search(inst, 0.0, None, nodes, lambda best, t=target: max(best, t))
-        one = level_search.search(inst, 0.0, None, _boxes(inst), lambda best, t=target: max(best, t))
+        one = level_search.search(
+            inst, 0.0, None, _boxes(inst), lambda best, t=target: max(best, t), cache=Cache.of(settings)
+        )
         assert two.proven == one.proven == proven
         if proven and not pool:  # one rate, no incumbent, no time limit: every node is decided as in one process
             assert two.stats.nodes == one.stats.nodes and two.stats.pruned == one.stats.pruned
         # (with the pool an LP starts from the configurations its process priced, which depend on which worker took
-        # which node: the trees may differ, the proofs may not; seen once in a fresh clone's make test at stop 20)
+        # which node: the trees may differ, the proofs may not)
         if not proven:  # R* >= target: the search finds a placement at least there and proves next_rho(it)
             assert two.best >= target and one.best >= target
 
@@ -75,19 +77,19 @@ def test_two_processes_on_the_packing_case_by_hand(nodes):
     # tests/test_throughput_config_bound.py: R* = 60 (a and b on one machine each); from 30 the search finds
     # 60 and proves 60 (1 + 5e-7) out of reach, with the nodes on two processes
     inst = load(PACKING)
-    nodes.use(inst)
+    nodes.use(inst, ThroughputSettings())
     out = parallel.search(inst, 30.0, None, nodes, lambda best: max(best, 30.0) * (1 + GAP / 2))
     assert out.proven and out.best == pytest.approx(60.0, rel=1e-9) and out.stats.processes == 2
 
 
 @pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("seed", [3])  # a seed whose first round above P(0) bisects
-def test_exact_method_with_one_or_two_processes_equals_brute_force(seed, processes, monkeypatch):
+def test_exact_method_with_one_or_two_processes_equals_brute_force(seed, processes):
     """The route of 10 x 10 instances (first round undecided, configuration bound, level searches) with the
     level search in process or on two workers: both prove brute force's optimum."""
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    outcome, _ = solve_through_level_search(inst, monkeypatch, processes=processes)
+    outcome, _ = solve_through_level_search(inst, processes=processes)
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     searches = [r["level_search"] for r in outcome.stats["rounds"] if "level_search" in r]
@@ -116,9 +118,9 @@ def test_workers_die_with_a_parent_that_is_killed(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(
         "import sys, time\n"
-        "from odrp.kinds.throughput.exact.solve import parallel\n"
+        "from odrp.kinds.throughput.exact import parallel\n"
         "from tests.test_throughput_exact import tiny\n"
-        "nodes = parallel.Workers(tiny(0), 2, ('cpsat', True, 1))\n"
+        "nodes = parallel.Workers(tiny(0), 2)\n"
         "nodes.start()\n"
         "nodes.warm()\n"
         "print(*[proc.pid for proc in nodes.procs], flush=True)\n"

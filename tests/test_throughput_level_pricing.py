@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from odrp.kinds.throughput.exact import bounds, config_bound
+from odrp.kinds.throughput.exact.settings import ConfigurationSettings
 from tests.test_throughput_exact import feasible_placements, tiny
+
+GRID = ConfigurationSettings().grid
 
 
 def _enumerated_best(pricing: config_bound._Pricing, t: int, u: dict[tuple[int, int], float]) -> float:
@@ -23,7 +26,7 @@ def _enumerated_best(pricing: config_bound._Pricing, t: int, u: dict[tuple[int, 
     best = 0.0
     for choice in itertools.product(*groups):
         taken = [o for o in choice if o is not None]
-        if sum(k for _, _, k, _ in taken) <= pricing.slots[t] and sum(w for *_, w in taken) <= config_bound.GRID:
+        if sum(k for _, _, k, _ in taken) <= pricing.slots[t] and sum(w for *_, w in taken) <= GRID:
             best = max(best, sum(k * u.get((c, n), 0.0) for c, n, k, _ in taken))
     return best
 
@@ -43,7 +46,7 @@ def test_pricing_knapsack_equals_enumeration(seed):
             assert enumerated <= value <= enumerated * (1 + 1e-5)  # an upper bound, float32 tables: 1e-5 at most
             weights = pricing.weights[t]
             assert sum(config.values()) <= pricing.slots[t]  # the configuration returned fits and attains it
-            assert sum(weights[c, n, k] for (c, n), k in config.items()) <= config_bound.GRID
+            assert sum(weights[c, n, k] for (c, n), k in config.items()) <= GRID
             assert sum(k * u[c, n] for (c, n), k in config.items()) == pytest.approx(value, rel=1e-5, abs=1e-12)
 
 

@@ -8,9 +8,10 @@ import types
 
 import pytest
 
-import odrp.kinds.throughput.exact.solve as exact
 from odrp.kinds.throughput.evaluator import evaluate_counts
-from odrp.kinds.throughput.exact import config_bound, level_search
+from odrp.kinds.throughput.exact import config_bound, level_search, rounds, targets
+from odrp.kinds.throughput.exact.settings import LevelSearchSettings, ThroughputSettings
+from odrp.kinds.throughput.exact.solve import solve
 from odrp.kinds.throughput.instance import load
 from tests.test_throughput_config_bound import PACKING
 from tests.test_throughput_exact import best_placement, brute_force, tiny
@@ -21,13 +22,11 @@ GAP = 1e-6
 def _boxes(inst):
     """P(rho) on a box of levels (or on a subset of the components), as the exact method gives it to the search
     (cpsat, level form)."""
-    return exact._box_solver(inst, "cpsat", True, 1)
+    return rounds.box_solver(inst, "cpsat")
 
 
-@pytest.mark.parametrize("radius", [0, 1])  # leaves decided on their vector alone, or on a box around it first
 @pytest.mark.parametrize("seed", range(8))
-def test_search_from_a_poor_start_reaches_the_brute_force_optimum(seed, radius, monkeypatch):
-    monkeypatch.setattr(level_search, "RADIUS", radius)
+def test_search_from_a_poor_start_reaches_the_brute_force_optimum(seed):
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
     out = level_search.search(inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2))
@@ -93,33 +92,27 @@ def test_outside_partitions_a_node_minus_a_box():
     assert set(covered) | set(inside) == set(every)
 
 
-def solve_through_level_search(inst, monkeypatch, **options):
-    """The exact method with its first bisection round reported undecided, so that it goes on with the
-    configuration bound and level-search rounds (the route 10 x 10 instances take); the outcome and the
-    rates reported undecided."""
-    original = exact._round
-    undecided = []
-
-    def first_round_undecided(inst, rho, *args, **kwargs):
-        within = args[9] if len(args) > 9 else kwargs.get("within")
-        if within is None and rho > 0 and not undecided:  # the first round above P(0)
-            undecided.append(rho)
-            return exact._RoundResult("time_limit", None, "pretend")
-        return original(inst, rho, *args, **kwargs)
-
-    monkeypatch.setattr(exact, "_round", first_round_undecided)
-    monkeypatch.setattr(exact, "_warm_start", lambda inst: (None, None, None))  # P(0) gives the start
-    outcome = exact.solve(inst, formulation="levels", config_lp=True, pattern_lp=False, **options)
+def solve_through_level_search(inst, **changes):
+    """The exact method with its first bisection round undecided, so that it goes on with the configuration bound
+    and level-search rounds (the route 10 x 10 instances take): under a long time limit a bisection round before the
+    configuration bound gets ``first_box`` seconds and at least ``min_box``, here 0, so it is not even built. The
+    start is a solution of P(0) (``search_start`` off). The outcome and the rates of the rounds left undecided."""
+    settings = ThroughputSettings(
+        first_box=0.0, min_box=0.0, config_lp=True, pattern_lp=False, search_start=False, **changes
+    )
+    outcome = solve(inst, formulation="levels", time_limit=3600, settings=settings)
+    rounds_ = outcome.stats["rounds"]
+    undecided = [r["rho"] for r in rounds_ if r.get("status") == "time_limit" and "level_search" not in r]
     return outcome, undecided
 
 
 @pytest.mark.parametrize("seed", [1, 3, 5])  # seeds whose first round above P(0) bisects
-def test_exact_method_through_the_level_search_equals_brute_force(seed, monkeypatch):
-    """The first bisection round reported undecided: the search goes on with the configuration bound
-    and level-search rounds, and still proves brute force's optimum."""
+def test_exact_method_through_the_level_search_equals_brute_force(seed):
+    """The first bisection round undecided: the search goes on with the configuration bound and level-search
+    rounds, and still proves brute force's optimum."""
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    outcome, undecided = solve_through_level_search(inst, monkeypatch)
+    outcome, undecided = solve_through_level_search(inst)
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
     assert undecided and any("level_search" in record for record in outcome.stats["rounds"])
@@ -142,16 +135,16 @@ class _Raising:
 
 @pytest.mark.parametrize("stall", [1, 2, 3])
 @pytest.mark.parametrize("seed", range(8))
-def test_a_stalled_search_raised_to_a_higher_rate_proves_only_rates_above_the_optimum(seed, stall, monkeypatch):
+def test_a_stalled_search_raised_to_a_higher_rate_proves_only_rates_above_the_optimum(seed, stall):
     """After ``stall`` nodes without a new incumbent the rate rises (halfway to a ceiling 1.5 R*): what the
     search proves is still above brute force's optimum, what it finds is a placement the evaluator accepts,
     and the raise is the one the targets asked for."""
-    monkeypatch.setattr(level_search, "STALL_NODES", stall)
+    settings = LevelSearchSettings(stall_nodes=stall)
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
     start = optimum * (1 - 1e-3)  # just below R*: the search must find a placement in [start, R*] or stall
     targets = _Raising(start, 1.5 * optimum)
-    out = level_search.search(inst, 0.0, None, _boxes(inst), targets)
+    out = level_search.search(inst, 0.0, None, _boxes(inst), targets, settings=settings)
     assert out.proven  # a rate below 1.5 R* proven out of reach: the tree emptied
     assert out.rho > optimum  # never a rate at or below R*
     assert out.best <= optimum * (1 + 1e-9)
@@ -164,27 +157,22 @@ def test_a_stalled_search_raised_to_a_higher_rate_proves_only_rates_above_the_op
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_a_search_is_never_raised_without_stalled_or_with_stall_off(seed, monkeypatch):
+def test_a_search_is_never_raised_without_stalled(seed):
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    monkeypatch.setattr(level_search, "STALL_NODES", None)
-    targets = _Raising(optimum * (1 + 1e-6), 1.5 * optimum)
-    off = level_search.search(inst, 0.0, None, _boxes(inst), targets)
-    assert off.proven and off.rho == pytest.approx(optimum * (1 + 1e-6)) and not off.stats.raised
-    assert not targets.asked
-    monkeypatch.setattr(level_search, "STALL_NODES", 1)
-    plain = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 + 1e-6)))
+    settings = LevelSearchSettings(stall_nodes=1)
+    target = optimum * (1 + 1e-6)
+    plain = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, target), settings=settings)
     assert plain.proven and plain.rho == pytest.approx(optimum * (1 + 1e-6)) and not plain.stats.raised
 
 
 @pytest.mark.parametrize("seed", [1, 3, 5])
-def test_exact_method_raising_after_every_node_equals_brute_force(seed, monkeypatch):
-    """The exact method with its level searches raised after every node (``STALL_NODES`` = 1): raised
+def test_exact_method_raising_after_every_node_equals_brute_force(seed):
+    """The exact method with its level searches raised after every node (``stall_nodes`` = 1): raised
     searches prove bounds above R*, later searches bisect below them, and the optimum is brute force's."""
-    monkeypatch.setattr(level_search, "STALL_NODES", 1)
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    outcome, _ = solve_through_level_search(inst, monkeypatch)
+    outcome, _ = solve_through_level_search(inst, level_search=LevelSearchSettings(stall_nodes=1))
     assert outcome.run.status == "optimal"
     assert outcome.run.objective == pytest.approx(optimum, rel=1e-6)
 
@@ -192,31 +180,33 @@ def test_exact_method_raising_after_every_node_equals_brute_force(seed, monkeypa
 def test_targets_raise_bisection_targets_only():
     # bound 100, reach 0.5: from an incumbent at 90 the target bisects, 90 + 0.5 (100 - 90) = 95, and a stalled
     # search at 95 rises halfway to the bound, 95 + 0.5 (100 - 95) = 97.5; from 99.9 the bound is within
-    # LEVEL_WIDE (100 <= 99.9 x 1.005 = 100.3995): the target is the last one, 99.9 (1 + gap/2), never raised
-    targets = exact._Targets(100.0, 0.5, 1e-6)
-    assert targets(90.0) == pytest.approx(95.0) and targets.stalled(95.0) == pytest.approx(97.5)
-    assert targets.stalled(99.85) is None  # 100 <= 99.85 x 1.005 = 100.34925: too near the bound to bisect
-    assert targets(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and targets.stalled(99.9 * (1 + 5e-7)) is None
-    # a bisection step must also exceed LEVEL_WIDE: 0.5 (100 - 99.4) = 0.3 <= 0.005 x 99.4 = 0.497, the last target
-    # (with stop 22's 0.002 it bisected: 0.3 > 0.199); 0.5 (100 - 98.9) = 0.55 > 0.4945: it bisects to 99.45
-    assert targets(99.4) == pytest.approx(99.4 * (1 + 5e-7))
-    assert targets(98.9) == pytest.approx(99.45)
+    # level_wide (100 <= 99.9 x 1.005 = 100.3995): the target is the last one, 99.9 (1 + gap/2), never raised
+    level_wide = ThroughputSettings().level_wide
+    assert level_wide == 0.005
+    rates = targets.Targets(100.0, 0.5, 1e-6, level_wide)
+    assert rates(90.0) == pytest.approx(95.0) and rates.stalled(95.0) == pytest.approx(97.5)
+    assert rates.stalled(99.85) is None  # 100 <= 99.85 x 1.005 = 100.34925: too near the bound to bisect
+    assert rates(99.9) == pytest.approx(99.9 * (1 + 5e-7)) and rates.stalled(99.9 * (1 + 5e-7)) is None
+    # a bisection step must also exceed level_wide: 0.5 (100 - 99.4) = 0.3 <= 0.005 x 99.4 = 0.497, the last target
+    # (at 0.002 it would bisect: 0.3 > 0.199); 0.5 (100 - 98.9) = 0.55 > 0.4945: it bisects to 99.45
+    assert rates(99.4) == pytest.approx(99.4 * (1 + 5e-7))
+    assert rates(98.9) == pytest.approx(99.45)
+    assert targets.Targets(100.0, 0.5, 1e-6, 0.002)(99.4) == pytest.approx(99.7)
 
 
-@pytest.mark.parametrize(
-    ("branch", "strong"), [("spread", 0), ("width", 0), ("size", 0), ("mass", 0), ("product", 3), ("width", 2)]
-)
+@pytest.mark.parametrize("branch", ["spread", "width", "size", "mass", "product"])
 @pytest.mark.parametrize("seed", range(8))
-def test_every_branching_rule_proves_brute_force_optimum_and_nothing_below(seed, branch, strong, monkeypatch):
-    """Whatever component a split divides (``BRANCH``), and with strong branching dropping the children their
-    LP refutes (``STRONG``), the search proves R* (1 + 1e-6) out of reach and finds a placement at R* (1 - 1e-3)."""
-    monkeypatch.setattr(level_search, "BRANCH", branch)
-    monkeypatch.setattr(level_search, "STRONG", strong)
+def test_every_branching_rule_proves_brute_force_optimum_and_nothing_below(seed, branch):
+    """Whatever component a split divides (``branch``), the search proves R* (1 + 1e-6) out of reach and finds a
+    placement at R* (1 - 1e-3)."""
+    settings = LevelSearchSettings(branch=branch)
     inst = tiny(seed)
     optimum, _ = brute_force(inst)
-    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
+    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6), settings=settings)
     assert above.proven and above.counts is None
-    below = level_search.search(inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)))
+    below = level_search.search(
+        inst, 0.0, None, _boxes(inst), lambda best: max(best, optimum * (1 - 1e-3)), settings=settings
+    )
     assert below.counts is not None and below.best >= optimum * (1 - 1e-3)
     assert evaluate_counts(inst, below.counts).objective == pytest.approx(below.best, rel=1e-12)
 
@@ -230,51 +220,14 @@ def test_scores_of_the_branching_rules_by_hand():
 
     used = [[1, 3], [2]]
     load0 = min(inst.coefficient(0, w) / inst.capacity[w] for w in range(inst.n_machines)) * 60.0
-    assert level_search._score(inst, lp, used, 0, "spread") == pytest.approx(2 + 2 / 1000)
-    assert level_search._score(inst, lp, used, 0, "width") == pytest.approx(load0 * (1 - 1 / 3))
+    assert level_search.score(inst, lp, used, 0, "spread") == pytest.approx(2 + 2 / 1000)
+    assert level_search.score(inst, lp, used, 0, "width") == pytest.approx(load0 * (1 - 1 / 3))
     # sizes load0 and load0 / 3, mean 0.25 load0 + 0.75 load0 / 3 = 0.5 load0: variance 0.25 (0.5)^2 + 0.75 (1/6)^2
-    assert level_search._score(inst, lp, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
-    assert level_search._score(inst, lp, used, 0, "mass") == pytest.approx(0.25)
-    assert level_search._score(inst, lp, used, 0, "product") == pytest.approx(load0 * (1 - 1 / 3) * 2)  # width x 2
+    assert level_search.score(inst, lp, used, 0, "size") == pytest.approx(load0**2 * (0.0625 + 0.75 / 36))
+    assert level_search.score(inst, lp, used, 0, "mass") == pytest.approx(0.25)
+    assert level_search.score(inst, lp, used, 0, "product") == pytest.approx(load0 * (1 - 1 / 3) * 2)  # width x 2
     for rule in ("width", "size", "mass", "product"):
-        assert level_search._score(inst, lp, used, 1, rule) == -1.0
+        assert level_search.score(inst, lp, used, 1, rule) == -1.0
     # the split at the mean level 0.25 x 1 + 0.75 x 3 = 2.5: N_0 in [1, 2] or [3, 5]; more weight above, so the
     # upper child is explored first (last in stack order)
     assert level_search._split(lp, used, [(1, 5), (2, 2)], 0) == [[(1, 2), (2, 2)], [(3, 5), (2, 2)]]
-
-
-def test_node_boxes_double_after_a_fast_decision_and_halve_after_an_undecided_one(monkeypatch):
-    monkeypatch.setattr(level_search, "NODE_SECONDS", (0.05, 0.4))
-    monkeypatch.setattr(level_search, "NODE_VECTORS", (1, 64))
-    monkeypatch.setattr(level_search, "SPACING", 4)
-    boxes = level_search.NodeBoxes()
-    boxes.reset()
-    assert (boxes.seconds, boxes.vectors, boxes.every) == (0.05, 1, 1) and boxes.due()
-    boxes.tried(True, 0.03)  # decided, but not in under half the time: unchanged
-    assert (boxes.seconds, boxes.vectors, boxes.every) == (0.05, 1, 1) and boxes.due()
-    for seconds, vectors in ((0.1, 4), (0.2, 16), (0.4, 64), (0.4, 64)):  # fast decisions, up to the bounds
-        boxes.tried(True, 0.001)
-        assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((seconds, vectors, 1)) and boxes.due()
-    for seconds, vectors, every in ((0.2, 16, 2), (0.1, 4, 4), (0.05, 1, 4), (0.05, 1, 4)):  # undecided: down
-        boxes.tried(False, boxes.seconds)
-        assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((seconds, vectors, every))
-        assert [boxes.due() for _ in range(every)] == [False] * (every - 1) + [True]  # every every-th node
-    boxes.tried(True, 0.001)  # a fast decision: every eligible node again
-    assert (boxes.seconds, boxes.vectors, boxes.every) == pytest.approx((0.1, 4, 1)) and boxes.due()
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_a_node_solved_whole_decides_the_search_at_its_root(seed, monkeypatch):
-    """Whole nodes of any size, with time enough: just above R* the root is decided by P(rho) on the root's
-    levels (or refuted by its LP) and the search ends there, proven; from a poor start it still ends at brute
-    force's optimum."""
-    monkeypatch.setattr(level_search, "NODE_SECONDS", (30.0, 30.0))
-    monkeypatch.setattr(level_search, "NODE_VECTORS", (10**9, 10**9))
-    inst = tiny(seed)
-    optimum, _ = brute_force(inst)
-    above = level_search.search(inst, optimum, None, _boxes(inst), lambda best: optimum * (1 + 1e-6))
-    assert above.proven and above.counts is None
-    assert above.stats.nodes == 1 and above.stats.pruned + above.stats.boxes_refuted == 1  # whole, or a point
-    out = level_search.search(inst, optimum / 2, None, _boxes(inst), lambda best: best * (1 + GAP / 2))
-    assert out.proven and out.best == pytest.approx(optimum, rel=GAP)
-    assert evaluate_counts(inst, out.counts).objective == pytest.approx(out.best, rel=1e-12)

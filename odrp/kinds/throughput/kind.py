@@ -6,6 +6,7 @@ from odrp.core.kind import ProblemKind
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.throughput import generators
 from odrp.kinds.throughput.evaluator import evaluate
+from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.exact.solve import FORMULATIONS, solve
 from odrp.kinds.throughput.instance import NAME, SENSE, ThroughputInstance, load, schema
 from odrp.kinds.throughput.taskview import task_solution, task_view
@@ -35,4 +36,5 @@ KIND = ProblemKind(
     default_solver="cpsat",  # measured fastest at paper size (benchmarks/throughput.py --part paper)
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
+    settings=ThroughputSettings,
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+import highspy
 import numpy as np
 
 from odrp.core.solvers.highs import run_highspy
@@ -196,31 +197,43 @@ class _FluidRanges:
         self.costed = columns
 
 
-_FLUID: dict[tuple[int, float], tuple[ThroughputInstance, _FluidRanges]] = {}
-FLUID_KEPT = 4
-"""A process keeps the fluid models of at most this many (instance, rate) pairs (the oldest is forgotten first)."""
+class FluidModels:
+    """The fluid LPs at fixed rates of one instance (:class:`_FluidRanges`), kept between calls: a solve (or a
+    worker's instance) makes one and passes it to every narrowing, so that the level search's nodes at one rate
+    share one model. At most ``kept`` rates are kept (the oldest is forgotten first)."""
+
+    def __init__(self, kept: int = 4) -> None:
+        self.kept = kept
+        self._models: dict[tuple[int, float], tuple[ThroughputInstance, _FluidRanges]] = {}
+
+    def at(self, inst: ThroughputInstance, rate: float) -> _FluidRanges:
+        """The model of ``inst`` at R = ``rate``, built on first use (the instance is kept with it, so that its id
+        cannot be reused by another instance while the entry lives)."""
+        key = (id(inst), rate)
+        entry = self._models.get(key)
+        if entry is None or entry[0] is not inst:
+            while len(self._models) >= self.kept:
+                del self._models[next(iter(self._models))]
+            entry = self._models[key] = (inst, _FluidRanges(inst, rate))
+        return entry[1]
 
 
-def fluid_count_ranges(inst: ThroughputInstance, rate: float, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def fluid_count_ranges(
+    inst: ThroughputInstance, rate: float, ranges: list[tuple[int, int]], models: FluidModels | None = None
+) -> list[tuple[int, int]]:
     """Tighten ``ranges`` of N_c with the fluid LP at R = ``rate`` (min and max of sum_w X_cw), the
     ranges imposed on the LP (every placement with counts in them that sustains ``rate`` is a point).
 
     A component whose range is one count has nothing to narrow and gets no LP (if every range is one
-    count, one LP with a zero objective decides the LP's feasibility). The LP is the class form (``by_class``;
-    measured at 20 x 30 seed 0, 60 nodes of the level search at 412.993, one process: 22.3 CPU s with a
-    column pair per machine, 18.5 s by class, the same verdicts). The LPs run without
-    :func:`odrp.core.solvers.highs.run_highspy`'s per-call bookkeeping: the level search solves up to twenty of them at
-    every node (measured: the wrapper cost as much as the LPs). Since stop 22 one model per rate serves every
-    call (:class:`_FluidRanges`: built once, warm basis, LPs that cannot narrow skipped)."""
+    count, one LP with a zero objective decides the LP's feasibility). The LP is the class form
+    (``by_class``: M_t times fewer columns, the same extremes). The LPs run without
+    :func:`odrp.core.solvers.highs.run_highspy`'s per-call bookkeeping: the level search solves up to twenty
+    of them at every node. ``models``: where the model at this rate is kept between calls (None: a model for
+    this call alone)."""
     if any(lo > hi for lo, hi in ranges):
         return [(1, 0)] * inst.n_components
-    key = (id(inst), rate)
-    entry = _FLUID.get(key)
-    if entry is None or entry[0] is not inst:
-        while len(_FLUID) >= FLUID_KEPT:
-            del _FLUID[next(iter(_FLUID))]
-        entry = _FLUID[key] = (inst, _FluidRanges(inst, rate))
-    return entry[1].narrow(inst, ranges)
+    model = _FluidRanges(inst, rate) if models is None else models.at(inst, rate)
+    return model.narrow(inst, ranges)
 
 
 INFEASIBLE = object()
@@ -229,8 +242,6 @@ INFEASIBLE = object()
 def lp_optimum(highs, sense: str):
     """Solve the LP held by ``highs`` (output off, C stdout silenced by the caller) in this sense: its
     optimum, ``INFEASIBLE`` (proven infeasible), or None (any other end)."""
-    import highspy
-
     highs.changeObjectiveSense(_highs_sense(sense))
     highs.run()
     status = highs.getModelStatus()
@@ -242,8 +253,6 @@ def lp_optimum(highs, sense: str):
 
 
 def _highs_sense(sense: str):
-    import highspy
-
     return highspy.ObjSense.kMaximize if sense == "max" else highspy.ObjSense.kMinimize
 
 

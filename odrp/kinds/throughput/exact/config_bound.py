@@ -19,7 +19,8 @@ and the left side is at least D(u) = sum_c min_n n u_cn (n over :func:`.bounds.c
 narrowed by :func:`.bounds.fluid_count_ranges`, the fluid LP at R = rho: no other level sustains
 rho). So D(u) > P(u) proves that no placement sustains rho: R* < rho. The maximum over Q_t is a
 grouped knapsack (one level and count per component, capacity and task limit), solved by dynamic
-programming on a grid of ``grid`` capacity units (``GRID`` by default) with every weight rounded *down*:
+programming on a grid of ``grid`` capacity units (:attr:`.settings.ConfigurationSettings.grid` by default) with
+every weight rounded *down*:
 every feasible configuration stays feasible on the grid, so the grid optimum is an upper bound on the
 true maximum and the proof stands (it only gets slightly weaker). This holds on every grid, coarse or
 fine: a finer grid only loses less (each option rounds away less than one unit, so a configuration of
@@ -46,32 +47,18 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import highspy
 import numpy as np
 
 from odrp.core.solvers.run import c_stdout_silenced
-from odrp.kinds.throughput.exact.bounds import count_range, fluid_count_ranges, lp_optimum
+from odrp.kinds.throughput.exact.bounds import FluidModels, count_range, fluid_count_ranges, lp_optimum
+from odrp.kinds.throughput.exact.settings import ConfigurationSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, ThroughputInstance
 
-GRID = 2000
-"""Capacity units of the pricing knapsack (weights rounded down: a relaxation, so the bound stays valid)."""
-MAX_ITERATIONS = 300
-WARM_MASTER = False
-"""Re-solve the master from its previous basis (True) or from the slack basis (False, as a model built afresh).
-Measured (``python -m benchmarks.config_grid --part lp [--warm-master]``: 20 x 30 seeds 0-2, one LP at 1.00999 x
-the incumbent, load 6.5-9): the warm basis makes each master 3-7 times cheaper (0.12-0.32 CPU s in all against
-0.55-1.07), but its duals price worse columns: 12-45 column generation steps against 9-24, and 2.0-14.6 CPU s
-per LP against 2.0-8.8 (seed 2 on 20,000 units: 45 steps, 14.6 s against 24 steps, 8.8 s). The pricing takes
-most of the time (70-90%), so fewer steps win."""
-POOL = True
-"""Every LP starts from the configurations priced so far at its rate in this process (the rate's pool, kept with
-its :class:`_Table`), besides its parent's: those that fit the LP's levels. Any configuration that fits is a
-column (the proof is the pricing's, never the master's), and in a level search sibling subtrees price much the
-same machines. Measured (20 x 30 seed 0, the level search at 412.993 from its root, one process): without
-it 407 nodes and 75.6 CPU s, with it 201 nodes and 23.7 s. Keeping fewer of the parent's columns does the
-opposite (at most 100 or 300 per class, by reduced cost: the first 60 nodes took 42-49 s against 12 s)."""
+_CONFIGURATION = ConfigurationSettings()
+
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
 POSITIVE = 1e-12
@@ -95,14 +82,10 @@ class _Options:
 
 class _PoolIndex:
     """The configurations of one class's pool as arrays of their instances, so that a node finds the distinct
-    restrictions of the pool to its levels without a Python loop over the pool (measured, 10 x 10 seed 2, the
-    level search at R* (1 + 5e-7), one process: the pool holds about 850 configurations per class after 20 s,
-    of which a node keeps about 200 distinct restrictions). Configurations are told apart by a 64-bit hash
-    of their instances: a collision only leaves a column out of an LP's start (the proof is the pricing's).
-    With it, and with the columns of an LP at the same rate and grid no longer checked again (``fit_at``), the
-    same search takes the same nodes (verdicts, pool sizes) faster: the first 1,500 in 14-18 CPU s instead of
-    20, 3,600-3,900 nodes in 40 s instead of 2,700 and 13,629 in 150 s instead of 7,478 (before, the pool's filter
-    was over half a node's time, and it grew with the pool)."""
+    restrictions of the pool to its levels without a Python loop over the pool (a pool holds hundreds of
+    configurations per class, of which a node keeps a few hundred distinct restrictions; filtering them in Python
+    took over half a node's time). Configurations are told apart by a 64-bit hash of their instances: a
+    collision only leaves a column out of an LP's start (the proof is the pricing's)."""
 
     def __init__(self) -> None:
         self.size = 0  # pool configurations indexed so far (the pool only grows)
@@ -153,7 +136,7 @@ class _Table:
     """Everything the pricing needs at a rate that does not depend on the node: the closed-form level
     ranges (:func:`.bounds.count_range`), every option of every class on those ranges, their weights by
     (c, n, k), the most instances of each (c, n) that fit a class alone, and the (c, n) some class can
-    carry. Built once per (instance, rho, grid) and shared by the nodes of a level search (:func:`_table`)."""
+    carry. Built once per (instance, rho, grid) and shared by the nodes of a level search (:class:`Tables`)."""
 
     def __init__(self, inst: ThroughputInstance, rho: float, grid: int) -> None:
         self.grid = grid
@@ -193,7 +176,7 @@ class _Table:
             self.most.append(most)
         self.carried = {(c, n) for weights in self.weights for c, n, _ in weights}
         self.pool: list[list[dict[tuple[int, int], int]]] = [[] for _ in self.classes]
-        """Every configuration of each class priced at this rate (``POOL``)."""
+        """Every configuration of each class priced at this rate (:attr:`ConfigurationSettings.pool`)."""
         self.pool_index = [_PoolIndex() for _ in self.classes]
 
     def within(self, config: dict[tuple[int, int], int]) -> dict[tuple[int, int], int]:
@@ -211,51 +194,65 @@ class _Table:
         )
 
 
-_TABLES: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}
-TABLES_KEPT = 8
-"""A process keeps the tables of at most this many rates (the one used least recently is forgotten first)."""
-CARRIED = 5000
-"""A new rate's pool starts with at most this many configurations per class from the rate used last."""
+class Tables:
+    """The pricing tables of one solve's rates (:class:`_Table`), with their pools of configurations, kept between
+    LPs: a solve (or a worker's instance) makes one and passes it to every configuration LP, so that the nodes of
+    a level search at one rate share a table and a pool. At most ``settings.tables_kept`` rates are kept (the one
+    used least recently is forgotten first). ``fluid``: the fluid LPs that narrow every LP's levels."""
 
+    def __init__(self, settings: ConfigurationSettings = _CONFIGURATION, fluid: FluidModels | None = None) -> None:
+        self.settings = settings
+        self.fluid = FluidModels(settings.fluid_kept) if fluid is None else fluid
+        self._tables: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}
 
-def _table(inst: ThroughputInstance, rho: float, grid: int) -> _Table:
-    """The :class:`_Table` of (inst, rho, grid), built on first use (the instance is kept with it, so that its
-    id cannot be reused by another instance while the entry lives). A new table's pool starts with the last
-    ``CARRIED`` configurations of the pool at the rate used last (same instance and grid) that fit at this rate."""
-    key = (id(inst), rho, grid)
-    entry = _TABLES.get(key)
-    if entry is None or entry[0] is not inst:
-        last = next((e[1] for k, e in reversed(_TABLES.items()) if e[0] is inst and k[2] == grid), None)
-        while len(_TABLES) >= TABLES_KEPT:
-            del _TABLES[next(iter(_TABLES))]
-        entry = _TABLES[key] = (inst, _Table(inst, rho, grid))
-        if last is not None and POOL:
-            table = entry[1]
-            for t, configs in enumerate(last.pool):
-                for config in configs[-CARRIED:]:
-                    kept = table.within(config)
-                    if kept and table.fits(t, kept):
-                        table.pool[t].append(kept)
-    else:  # the rate used last: at the end of the order
-        _TABLES[key] = _TABLES.pop(key)
-    return entry[1]
+    def at(self, inst: ThroughputInstance, rho: float, grid: int) -> _Table:
+        """The :class:`_Table` of (inst, rho, grid), built on first use (the instance is kept with it, so that its
+        id cannot be reused by another instance while the entry lives). With the pool on, a new table's pool
+        starts with the last ``settings.carried`` configurations of the pool at the rate used last (same instance
+        and grid) that fit at this rate."""
+        tables = self._tables
+        key = (id(inst), rho, grid)
+        entry = tables.get(key)
+        if entry is None or entry[0] is not inst:
+            last = next((e[1] for k, e in reversed(tables.items()) if e[0] is inst and k[2] == grid), None)
+            while len(tables) >= self.settings.tables_kept:
+                del tables[next(iter(tables))]
+            entry = tables[key] = (inst, _Table(inst, rho, grid))
+            if last is not None and self.settings.pool:
+                table = entry[1]
+                for t, configs in enumerate(last.pool):
+                    for config in configs[-self.settings.carried :] if self.settings.carried else []:
+                        kept = table.within(config)
+                        if kept and table.fits(t, kept):
+                            table.pool[t].append(kept)
+        else:  # the rate used last: at the end of the order
+            tables[key] = tables.pop(key)
+        return entry[1]
 
 
 class _Pricing:
-    """The configurations of every machine class at rho, as grouped knapsack options."""
+    """The configurations of every machine class at rho, as grouped knapsack options (``within``: N_c restricted
+    to within[c]; ``grid`` None: ``tables.settings.grid``; ``tables`` None: tables of its own)."""
 
     def __init__(
-        self, inst: ThroughputInstance, rho: float, within: list[tuple[int, int]] | None = None, grid: int = GRID
+        self,
+        inst: ThroughputInstance,
+        rho: float,
+        within: list[tuple[int, int]] | None = None,
+        grid: int | None = None,
+        tables: Tables | None = None,
     ) -> None:
+        tables = Tables() if tables is None else tables
+        grid = tables.settings.grid if grid is None else grid
         self.inst = inst
         self.rho = rho
         self.grid = grid
-        table = self.table = _table(inst, rho, grid)
+        table = self.table = tables.at(inst, rho, grid)
         ranges = list(table.ranges)
         if within is not None:  # a node of the level search: N_c restricted to within[c]
             ranges = [(max(lo, a), min(hi, b)) for (lo, hi), (a, b) in zip(ranges, within, strict=True)]
         if all(lo <= hi for lo, hi in ranges) and any(lo < hi for lo, hi in ranges):
-            ranges = fluid_count_ranges(inst, rho, ranges)
+            ranges = fluid_count_ranges(inst, rho, ranges, tables.fluid)
         self.levels = [range(lo, hi + 1) for lo, hi in ranges]
         self._allowed = {(c, n) for c, levels in enumerate(self.levels) for n in levels}
         self.classes = table.classes
@@ -330,11 +327,7 @@ class _Pricing:
         # f is float32 (twice as fast as float64): every profit and every sum of the DP is rounded to nearest,
         # which loses at most a factor (1 - 2^-24) each, so the true maximum over at most m = min(slots,
         # components) options is below f (1 - 2^-24)^(-2m) < f (1 + m 2^-21): the bound stays an upper bound
-        # (measured, 20 x 30 seed 0, the level search at 412.993 from its root, one process: 427 nodes and
-        # 101.6 CPU s in float64, 407 nodes and 75.6 s in float32; the proof margins there are 1e-4 - 2e-3 of
-        # D(u), far above this rounding). Tried and dropped: pricing first on 400 units with weights rounded
-        # up (its configurations fit) and exactly only when that found no column the master would use: 499
-        # nodes, 127.1 s (more column generation steps; a node's proof needs the exact pricing anyway)
+        # (the proof margins of the level search are 1e-4 - 2e-3 of D(u), far above this rounding)
         value = float(f[slots, grid]) * (1 + min(slots, len(stages)) * 2.0**-21)
         config: dict[tuple[int, int], int] = {}
         tasks, units = slots, grid
@@ -367,14 +360,11 @@ def _undominated(k: np.ndarray, weight: np.ndarray, profit: np.ndarray) -> np.nd
     """The positions (ascending) of the options no other option dominates: another with no more instances
     k, no more grid weight and at least the profit k u_cn (of any level n of the same component) takes no
     more tasks and units and gives no less, so an optimal knapsack never needs the dominated one. Of
-    identical options the first is kept. Measured (10 x 10 seed 0 near R*): about 1,050 options per class
-    and pricing with dominance at equal k only, 220 with it across k (a pricing DP about 3x faster).
+    identical options the first is kept (near R* on 10 x 10 this leaves about a fifth of the options).
 
-    By sorting (stop 19; the pairwise comparison it replaces took 4.4 of 22.7 CPU s on 60 nodes of the level
-    search at 20 x 30 seed 0, 412.993; with the :class:`_Table` cache: 18.5 -> 16.3 s, the same verdicts): in
-    the order (weight, k, -profit, position) every option that dominates another comes before it, so an
-    option is dominated exactly when some option before it in that order with no more instances has at least
-    its profit (a running maximum per instance count, then over counts up to k).
+    By sorting: in the order (weight, k, -profit, position) every option that dominates another comes before
+    it, so an option is dominated exactly when some option before it in that order with no more instances has
+    at least its profit (a running maximum per instance count, then over counts up to k).
     """
     size = len(k)
     if size <= 1:
@@ -399,20 +389,25 @@ class ConfigurationLP:
     ``within``: N_c restricted to the range within[c] (a node of :mod:`.level_search`). The proof above
     holds for the placements with counts in the ranges, since D(u) then takes its minimum over fewer
     levels: a refutation says that no placement with such counts sustains rho. ``grid``: capacity units
-    of the pricing knapsack (any grid keeps the proof; a finer one refutes a little more and prices slower).
+    of the pricing knapsack (any grid keeps the proof; a finer one refutes a little more and prices slower;
+    None: ``tables.settings.grid``). ``tables``: the tables and pools of the solve (None: for this LP alone).
     """
 
     def __init__(
         self,
         inst: ThroughputInstance,
         rho: float,
-        previous: ConfigurationLP | None = None,
+        previous: HasColumns | None = None,
         within: list[tuple[int, int]] | None = None,
-        grid: int = GRID,
+        grid: int | None = None,
+        tables: Tables | None = None,
     ) -> None:
+        tables = Tables() if tables is None else tables
+        self.settings = tables.settings
+        grid = self.settings.grid if grid is None else grid
         self.inst = inst
         self.rho = rho
-        self.pricing = _Pricing(inst, rho, within, grid)
+        self.pricing = _Pricing(inst, rho, within, grid, tables)
         self.shares: dict[tuple[int, int], float] = {}
         """lambda_cn of the last restricted master (the share of component c at level n)."""
         self.fit_at = (rho, grid)
@@ -422,7 +417,7 @@ class ConfigurationLP:
         sources = []  # (configurations per class, whether they are known to fit at this rate and grid)
         if previous is not None:  # another LP's, perhaps at another rate or grid: those that still fit here
             sources.append((previous.columns, getattr(previous, "fit_at", None) == self.fit_at))
-        if POOL:  # every configuration priced at this rate in this process (sibling subtrees' too): one of each
+        if self.settings.pool:  # every configuration priced at this rate in this process (sibling subtrees' too)
             lo = np.array([levels.start for levels in self.pricing.levels])  # distinct restriction to the node
             hi = np.array([levels.stop - 1 for levels in self.pricing.levels])
             distinct = [index.distinct(pool, lo, hi) for index, pool in zip(table.pool_index, table.pool, strict=True)]
@@ -444,6 +439,8 @@ class ConfigurationLP:
                         seen.add(key)
                         columns.append(kept)
         self.iterations = 0
+        self.seconds = {"master": 0.0, "pricing": 0.0}
+        """CPU seconds of this process spent in the masters and in the pricing (for benchmarks)."""
         self._master: _Master | None = None
 
     def refutes(self, deadline: float | None = None) -> bool | None:
@@ -454,14 +451,19 @@ class ConfigurationLP:
             return True
         if self._master is None:
             self._master = _Master(pricing)
-        for _ in range(MAX_ITERATIONS):
+        seconds = self.seconds
+        for _ in range(self.settings.max_iterations):
             if deadline is not None and time.perf_counter() > deadline:
                 return None
             self.iterations += 1
+            begin = time.process_time()
             value, u, self.shares = self._master.solve(self.columns)
+            middle = time.process_time()
+            seconds["master"] += middle - begin
             if value <= 1e-9:
                 return False
             lb, configs = pricing.lagrangian(u)
+            seconds["pricing"] += time.process_time() - middle
             if lb > MARGIN * max(1.0, sum(u.values())):
                 return True
             added = False
@@ -470,7 +472,7 @@ class ConfigurationLP:
                 if config and key not in self._seen[t]:
                     self._seen[t].add(key)
                     self.columns[t].append(config)
-                    if POOL:
+                    if self.settings.pool:
                         self.pricing.table.pool[t].append(config)
                     added = True
             if not added:
@@ -478,15 +480,23 @@ class ConfigurationLP:
         return None
 
 
-def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None, grid: int = GRID) -> bool | None:
+def refutes(
+    inst: ThroughputInstance,
+    rho: float,
+    deadline: float | None = None,
+    grid: int | None = None,
+    tables: Tables | None = None,
+) -> bool | None:
     """True: proven that no placement sustains rho; False: the configuration LP is feasible at rho; None: undecided."""
-    return ConfigurationLP(inst, rho, grid=grid).refutes(deadline)
+    return ConfigurationLP(inst, rho, grid=grid, tables=tables).refutes(deadline)
 
 
 class _Master:
     """The restricted configuration LP in excess-machine form, kept in one HiGHS model per
     :class:`ConfigurationLP`: each column generation step adds the new configurations as columns and
-    re-solves (from the slack basis unless ``WARM_MASTER``: see there), instead of building a new model.
+    re-solves from the slack basis, as a model built afresh would (a warm basis makes each master 3-7 times
+    cheaper, but its duals price worse columns: more column generation steps, and the pricing is 70-90% of
+    an LP's time), instead of building a new model.
 
     min sum_t s_t  s.t.  sum_n lambda_cn = 1,  sum_q k_{c,n}(q) mu_tq >= n lambda_cn,
     sum_q mu_tq - s_t <= M_t: the value is positive exactly when the restricted LP is infeasible
@@ -553,8 +563,7 @@ class _Master:
                 np.array(index, dtype=np.int32),
                 np.array(value, dtype=float),
             )
-        if not WARM_MASTER:
-            highs.clearSolver()  # solve from the slack basis, as a model built afresh would
+        highs.clearSolver()  # solve from the slack basis, as a model built afresh would
         with c_stdout_silenced():  # one LP per column generation step: no per-call wrapper
             objective = lp_optimum(highs, "min")
         if not isinstance(objective, float):
@@ -572,14 +581,15 @@ def upper_bound(
     deadline: float | None,
     steps: int = 30,
     precision: float = 1e-7,
-    grid: int = GRID,
+    grid: int | None = None,
+    tables: Tables | None = None,
 ) -> float:
     """The lowest rate in (low, high] this bound refutes, by bisection (``high`` if none is found).
 
     Every LP after the first starts from the previous one's columns that still fit at its rate.
     Stops after ``steps``, at ``deadline`` or when high - low <= ``precision`` high.
     """
-    return bisect(inst, low, high, deadline, steps, precision, grid=grid)[0]
+    return bisect(inst, low, high, deadline, steps, precision, grid=grid, tables=tables)[0]
 
 
 def bisect(
@@ -590,17 +600,24 @@ def bisect(
     steps: int = 30,
     precision: float = 1e-7,
     first: float = 0.5,
-    grid: int = GRID,
+    grid: int | None = None,
+    tables: Tables | None = None,
+    log: list[dict[str, Any]] | None = None,
 ) -> tuple[float, ConfigurationLP | None]:
     """:func:`upper_bound` and the last LP it solved (its columns start later LPs); the first rate tried is
-    ``first`` of the way from ``low`` to ``high`` (then halves)."""
+    ``first`` of the way from ``low`` to ``high`` (then halves). ``tables``: the solve's tables and pools (None:
+    one for this bisection); ``log`` gets every LP's rate, verdict, iterations and CPU seconds."""
+    tables = Tables() if tables is None else tables
     previous = None
     for step in range(steps):
         if high - low <= precision * high or (deadline is not None and time.perf_counter() > deadline):
             break
         mid = low + (first if step == 0 else 0.5) * (high - low)
-        previous = ConfigurationLP(inst, mid, previous, grid=grid)
-        if previous.refutes(deadline) is True:
+        previous = ConfigurationLP(inst, mid, previous, grid=grid, tables=tables)
+        verdict = previous.refutes(deadline)
+        if log is not None:
+            log.append({"rho": mid, "refuted": verdict, "iterations": previous.iterations, **previous.seconds})
+        if verdict is True:
             high = mid
         else:
             low = mid
@@ -617,26 +634,27 @@ def refine(
     precision: float,
     previous: ConfigurationLP | None = None,
     log: list[dict[str, Any]] | None = None,
+    tables: Tables | None = None,
 ) -> tuple[float, ConfigurationLP | None]:
     """Lower a bound ``high`` (refuted on a coarser grid) on ``grid``: try high (1 - step); refuted, it is
     the new ``high`` and the next try is a step below it; else the step halves (and a rate this grid
     cannot refute bounds the tries from below), until the step is below ``precision`` or ``deadline``.
 
-    A finer grid refutes only a little more (measured at 20 x 30 seeds 0-2: 0.04-0.09% lower on 20,000
-    units than on 2,000), so the tries stay just below the bound rather than bisecting from ``low``. Every
-    LP starts from the previous one's columns (``previous``: e.g. the last LP of the coarse bisection),
-    weights recomputed on this grid: then few column generation steps remain (20 x 30 seeds 0-2: 1-6 steps
-    per LP, the carried columns often fit at once; 4-5 LPs in 2.1-5.9 CPU s, where one LP from scratch on
-    20,000 units takes 6-9). Returns the bound and the last LP; ``log`` gets every LP's rate, verdict,
-    iterations and seconds.
+    A finer grid refutes only a little more (at 20 x 30, 0.04-0.09% lower on 20,000 units than on 2,000), so
+    the tries stay just below the bound rather than bisecting from ``low``. Every LP starts from the previous
+    one's columns (``previous``: e.g. the last LP of the coarse bisection), weights recomputed on this grid:
+    then few column generation steps remain (1-6 per LP at 20 x 30, where one LP from scratch on 20,000 units
+    costs as much as the whole refinement). Returns the bound and the last LP; ``log`` gets every LP's rate,
+    verdict, iterations and seconds.
     """
+    tables = Tables() if tables is None else tables
     while step >= precision and (deadline is None or time.perf_counter() < deadline):
         rho = high * (1 - step)
         if rho <= low * (1 + precision):  # at or next to a rate known not refuted
             step /= 2
             continue
         begin = time.perf_counter()
-        previous = ConfigurationLP(inst, rho, previous, grid=grid)
+        previous = ConfigurationLP(inst, rho, previous, grid=grid, tables=tables)
         verdict = previous.refutes(deadline)
         if log is not None:
             log.append(
@@ -649,3 +667,23 @@ def refine(
                 low = rho
             step /= 2
     return high, previous
+
+
+class HasColumns(Protocol):
+    """What a node passes to its children: the configurations of its LP (:attr:`ConfigurationLP.columns`)."""
+
+    columns: list[list[dict[tuple[int, int], int]]]
+
+
+@dataclass
+class Columns:
+    """The columns of an LP without the LP (what a worker process sends back for a node's children)."""
+
+    columns: list[list[dict[tuple[int, int], int]]]
+    fit_at: tuple[float, int] | None = None
+    """(rho, grid) at which every column fits (:attr:`ConfigurationLP.fit_at`; None: not known)."""
+
+    @classmethod
+    def of(cls, lp: HasColumns) -> Columns:
+        """``lp``'s columns, and the rate and grid at which they fit if it says."""
+        return cls(lp.columns, getattr(lp, "fit_at", None))

@@ -1,58 +1,29 @@
 """Improvement search on the incumbent: descent on the instance counts, scored by the configuration LP.
 
 At a target rate rho = R_best (1 + step) and instance counts N_c the configuration LP of :mod:`.dive`
-(counts fixed, weights rounded up) says how many machines a placement lacks in its relaxation. That
-number is 0 wherever a placement with these counts sustains rho (up to the grid), and it falls
-smoothly as the counts move towards one (at 20 x 30 seed 1, rho = 146: 0.083 -> 0 with one more
-instance of one component, where best-fit packing (:mod:`.improve`) finds nothing). So:
+(counts fixed) says how many machines a placement lacks in its relaxation. That number is 0 wherever a
+placement with these counts sustains rho (up to the grid), and it falls smoothly as the counts move
+towards one (at 20 x 30 seed 1, rho = 146: 0.083 -> 0 with one more instance of one component, where
+best-fit packing finds nothing). So :func:`search`:
 
-1. start from the best placement's counts;
-2. descent: moves N_c +- 1, and N_c -> N_c - floor(N_c / 2) where N_c >= 4, in random order (within
-   1..max_instances), the first that lowers the LP's value is taken, until the value is 0 or no move
-   lowers it; then the pairs of the ``PAIRS`` best single moves (lowest values, different components)
-   are tried, the first that lowers the value is taken and the descent goes on;
-3. value 0: :func:`.dive.dive` at rho and these counts; a placement it returns that the evaluator finds
-   feasible with a rate above R_best (it sustains rho up to the dive's grid) is the new best, and the
-   next target is above it;
-4. otherwise (stuck or the dive failed) the step is halved; below ``MIN_STEP`` the search ends.
+1. starts from the best placement's counts;
+2. descends: moves N_c +- 1, and N_c -> N_c - floor(N_c / 2) where N_c >= 4, in random order (within
+   1..max_instances); the first that lowers the LP's value is taken, until the value is 0 or no move
+   lowers it; then the pairs of the ``settings.pairs`` best single moves (lowest values, different
+   components) are tried, the first that lowers the value is taken and the descent goes on;
+3. at value 0 dives (:func:`.dive.dive`) at rho and these counts; a placement it returns that the
+   evaluator finds feasible with a rate above R_best (it sustains rho up to the dive's grid) is the new
+   best, and the next target is above it;
+4. otherwise (stuck, or the dive failed) halves the step; below ``settings.min_step`` the search ends.
 
 It returns the best placement it visited, never one below its start, and proves nothing (a value above
-0 holds only for the counts tried). The configurations of every LP are pooled and start the next
-ones. Deterministic for a given ``seed`` without a deadline.
+0 holds only for the counts tried). The configurations of every LP are pooled and start the next ones.
+Deterministic for a given ``seed`` without a deadline.
 
-The halving moves reach counts far from the start in one step (the packing start gives a light
-component of seed 1 17-20 instances, each paying its overhead): the descent alone from the packing start,
-its step spent (no deadline: the numbers do not depend on the machine), over the random orders of
-``seed`` 0, 1, 2: 20 x 30 seed 0 404.093 / 405.321 / 406.606 (mean 405.34), seed 1 147.955 / 146.898 /
-146.473 (mean 147.11) with them, against 405.039 / 404.815 / 407.926 (405.93) and 146.661 / 146.473 /
-145.327 (146.15) with +- 1 alone, and 408.380 / 404.815 / 407.926 (407.04) and 146.381 / 146.473 /
-145.327 (146.06) with the halving moves tried only after every +- 1; seed 2 150.045 in every case. The
-spread over the orders (up to 0.8%) is as large as the differences: the mixed moves are kept for seed 1,
-the largest gap.
-
-Tried and not kept (20 x 30, 60 s from the packing start, load 4-9): restarting a stuck descent twice
-from its counts with 3 of them moved at random before halving the step (406.539 / 146.343 / 150.045 on
-seeds 0-2 against 406.632 / 146.358 / 150.045 without); with a deadline, starting again from ``STEP``
-once the step is spent (406.392 / 146.661 / 150.045 against 405.039 / 146.661 / - : the pool of
-configurations grows and later LPs are slower, seed 1 did 91 LPs in the last 40 s). On seed 2 no move
-N_c +- 1 lowers the LP's value above 150.045 (the incumbent's counts lack 0.03 machines at
-+0.01%).
-
-**Stop 16: pairs of moves, and several starts** (:func:`multistart`). Measured without a deadline from the
-packing start (``python -m benchmarks.throughput_20x30 --descent``; the numbers do not depend on the
-machine): over the move orders 0-5 the descent of stop 15 reached 406.256 / 408.945 / 407.803 / 404.470 /
-406.644 / 403.239 on seed 0 (mean 406.23, 1.4% apart) and 147.955 / 146.898 / 146.473 / 146.473 / 145.855 /
-146.473 on seed 1, each in 4-20 CPU s; every dive it started placed its counts (seed 1: 7 dives, 7 new
-incumbents), so where a descent stops is where no move lowers the LP's value. With the pairs (orders 0-2):
-seed 0 406.116 / 408.945 / 408.360 (mean 407.81 against 407.67), seed 1 147.955 / 147.764 / 146.473
-(147.40 against 147.11), seed 2 150.045. Since the order moves the result more than any change of the
-moves, the time left goes to searches in new orders, each from the same start (a new pool each): restarted
-from the best placement instead, seed 1 found nothing above 147.955 in 5 restarts (69 CPU s), seed 0
-nothing above 406.116 in 2. Tried and not kept: the counts the configuration bound's last LP weighs most
-(largest lambda_cn) as the start (seed 0 408.560 / 407.635 / 408.560, seed 1 146.358 / 146.473 /
-147.110 over orders 0-2); diving at the highest rate the LP finds no machine missing for the descent's
-counts (seed 0 order 1: 406.807 against 408.945); swapping two instances between machines after the
-descent (steepest exchange ascent: no improving swap on seeds 0-1's placements nor on seed 2's start).
+The halving moves reach counts far from the start in one step (a start may give a light component many
+instances, each paying its overhead). Where a descent ends depends on its random move order as much as
+on any change of the moves (up to 1.4% at 20 x 30), so :func:`multistart` spends the time left on
+descents in one move order after another, each from the same start with a new pool.
 """
 
 from __future__ import annotations
@@ -64,16 +35,13 @@ from collections.abc import Callable
 
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
 from odrp.kinds.throughput.exact.dive import Pool, dive, missing
+from odrp.kinds.throughput.exact.settings import DescentSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-STEP = 0.005
-"""The first target is R_best (1 + STEP); after a success the same step, after a failure half of it."""
-MIN_STEP = 0.0005
-"""The search ends when the step falls below this."""
+_DESCENT = DescentSettings()
+
 ZERO = 1e-7
 """An LP value at or below this counts as no machine missing."""
-PAIRS = 6
-"""When no single move lowers the LP's value, the pairs of moves among the ``PAIRS`` best (0: none)."""
 
 
 def search(
@@ -82,29 +50,31 @@ def search(
     deadline: float | None,
     seed: int = 0,
     found: Callable[[Counts], None] | None = None,
+    settings: DescentSettings = _DESCENT,
 ) -> tuple[Counts, dict[str, float]]:
     """The best placement found from ``counts`` (a feasible placement) until ``deadline`` (wall clock) or
-    until the step falls below ``MIN_STEP``; with the numbers of LPs, dives and improvements. ``found`` is
-    called with every placement better than the best so far (e.g. to pass it to the ladder, :mod:`.ladder`)."""
+    until the step falls below ``settings.min_step``; with the numbers of LPs, dives and improvements.
+    ``found`` is called with every placement better than the best so far (e.g. to pass it to the ladder,
+    :mod:`.ladder`)."""
     rng = random.Random(seed)
     pool = Pool(len(inst.machine_classes))
     best, best_rate = counts, rate(inst, counts)
     stats: dict[str, float] = {"lps": 0, "dives": 0, "improvements": 0}
-    step = STEP
+    step = settings.step
 
     def live() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
-    while step >= MIN_STEP and live():
+    while step >= settings.min_step and live():
         rho = best_rate * (1 + step)
         levels = [sum(row.values()) for row in best]
-        value = missing(inst, rho, levels, pool, deadline)
+        value = missing(inst, rho, levels, pool, deadline, settings.dive)
         stats["lps"] += 1
-        levels, value = _descend(inst, rho, levels, value, pool, deadline, rng, stats)
+        levels, value = _descend(inst, rho, levels, value, pool, deadline, rng, stats, settings)
         placement = None
         if value is not None and value <= ZERO and live():
             stats["dives"] += 1
-            placement = dive(inst, rho, levels, deadline, pool)
+            placement = dive(inst, rho, levels, deadline, pool, settings.dive)
         if placement is not None and _better(inst, placement, best_rate):
             best, best_rate = placement, rate(inst, placement)
             stats["improvements"] += 1
@@ -123,6 +93,7 @@ def multistart(
     starts: int | None = None,
     found: Callable[[Counts], None] | None = None,
     patience: float | None = None,
+    settings: DescentSettings = _DESCENT,
 ) -> tuple[Counts, dict[str, float]]:
     """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
     configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best
@@ -152,7 +123,7 @@ def multistart(
         )
 
     while go_on():
-        _, stats = search(inst, counts, deadline, seed=seed + int(total["searches"]), found=better)
+        _, stats = search(inst, counts, deadline, seed + int(total["searches"]), better, settings)
         total["searches"] += 1
         for key, value in stats.items():
             total[key] = total.get(key, 0) + value
@@ -168,16 +139,18 @@ def _descend(
     deadline: float | None,
     rng: random.Random,
     stats: dict[str, float],
+    settings: DescentSettings,
 ) -> tuple[list[int], float | None]:
     """First-improvement descent on the LP's value at rho from ``levels``: single moves in random order; when
-    none lowers the value, the pairs of the ``PAIRS`` best single moves (on different components)."""
+    none lowers the value, the pairs of the ``settings.pairs`` best single moves (on different components)."""
+    pairs = settings.pairs
 
     def live() -> bool:
         return deadline is None or time.perf_counter() < deadline
 
     def value_at(trial: list[int]) -> float | None:
         stats["lps"] += 1
-        return missing(inst, rho, trial, pool, deadline)
+        return missing(inst, rho, trial, pool, deadline, settings.dive)
 
     while (value is None or value > ZERO) and live():
         moves = [(c, d) for c in range(inst.n_components) for d in (-1, 1)]
@@ -198,10 +171,10 @@ def _descend(
                 improved = trial, found
                 break
             scanned.append((found, c, d))
-        if improved is None and PAIRS and value is not None:
+        if improved is None and pairs and value is not None:
             chosen: list[tuple[int, int]] = []
             for _, c, d in sorted(scanned):
-                if len(chosen) < PAIRS and all(c != other for other, _ in chosen):
+                if len(chosen) < pairs and all(c != other for other, _ in chosen):
                     chosen.append((c, d))
             for (c1, d1), (c2, d2) in itertools.combinations(chosen, 2):
                 if not live():

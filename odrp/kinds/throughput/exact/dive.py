@@ -11,8 +11,8 @@ its value guides a search and proves nothing) is
 
 mu_q >= 0 machines in configuration q (a_cq instances of c), e_t >= 0 machines missing in class t,
 grown by column generation: the pricing of class t is a bounded knapsack (capacity on a grid of
-``GRID`` units, each instance's weight rounded to the nearest unit, and the task limit) solved by
-dynamic programming.
+:attr:`.settings.DiveSettings.grid` units, each instance's weight rounded to the nearest unit, and the task
+limit) solved by dynamic programming.
 
 **The dive** (the classic primal heuristic of cutting stock): solve the LP; if it needs extra machines,
 stop (no placement found); otherwise fix machines in the configurations the LP uses most (every column
@@ -21,11 +21,9 @@ demands d_c and their machines from M_t, and solve again, until every instance i
 configuration that fits on the grid may exceed a machine by half a unit per instance (at most 5 * 10 /
 2000 = 2.5 permille of its capacity with 10 tasks): the placement sustains rho to within that, and the
 caller scores it exactly (the evaluator's formula) and keeps it only when that rate beats its incumbent.
-Measured at 20 x 30 (60 s offline from the packing start, load 9): weights rounded up on 2,000 units
-(every grid configuration fits exactly) reached 406.644 / 146.055 on seeds 0 / 1, rounded to the nearest
-of 4,000 units 406.632 / 146.358, of 2,000 units 405.039 / 146.661 (the descent's step spent after 10.5 /
-20.6 s); rounded up, the incumbent's own counts on seed 2 lack 0.03 machines at the incumbent's rate, so
-the search could never reach a placement just above it. A failed dive proves nothing.
+Weights are rounded to the nearest unit, not up: rounded up, the incumbent's own counts on 20 x 30 seed 2
+lack 0.03 machines at the incumbent's rate, so the search could never reach a placement just above it.
+A failed dive proves nothing.
 """
 
 from __future__ import annotations
@@ -37,24 +35,40 @@ import numpy as np
 
 from odrp.core.solvers.highs import run_highspy
 from odrp.kinds.throughput.exact.matrix import MatrixModel
+from odrp.kinds.throughput.exact.settings import DiveSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
-GRID = 2000
-"""Capacity units of the pricing knapsack (each instance's weight rounded to the nearest unit). The pricing
-takes most of the descent's time (60% at 20 x 30); 4,000 units reached no better placements (60 s from the
-packing start, load 4-9: seeds 0 / 1 405.0-406.6 / 146.4-146.7 either way)."""
-MAX_ITERATIONS = 200
-"""Column generation iterations per LP (then the LP is taken as it is)."""
+_DIVE = DiveSettings()
+
 EPS = 1e-9
 
 Config = dict[int, int]
 """A configuration of one machine: component -> instances."""
 
 
-class _Classes:
-    """Machine classes at rho and counts N: instance weights on the grid, count bounds and task slots."""
+class Scratch:
+    """Scratch arrays of the pricing, kept between its calls: its tables are about 176 kB each, and allocated
+    afresh for every component they took more time than the dynamic programme itself."""
 
-    def __init__(self, inst: ThroughputInstance, rho: float, levels: list[int]) -> None:
+    def __init__(self) -> None:
+        self._held: dict[str, np.ndarray] = {}
+
+    def array(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """A scratch array of ``shape`` (a view of one kept between calls, grown when too small)."""
+        held = self._held.get(name)
+        if held is None or held.ndim != len(shape) or any(h < n for h, n in zip(held.shape, shape, strict=True)):
+            size = shape if held is None or held.ndim != len(shape) else tuple(map(max, held.shape, shape))
+            held = self._held[name] = np.empty(size)
+        return held[tuple(slice(0, n) for n in shape)]
+
+
+class _Classes:
+    """Machine classes at rho and counts N: instance weights on a grid of ``grid`` units, count bounds and task
+    slots; ``scratch``: the pricing's tables."""
+
+    def __init__(self, inst: ThroughputInstance, rho: float, levels: list[int], grid: int, scratch: Scratch) -> None:
+        self.grid = grid
+        self.scratch = scratch
         self.groups = inst.machine_classes
         self.weight: list[list[int | None]] = []  # weight[t][c]: grid units of one instance (None: never fits)
         self.bound: list[list[int]] = []
@@ -67,7 +81,7 @@ class _Classes:
             for c, n in enumerate(levels):
                 size = inst.coefficient(c, w) * rho / n + inst.overhead[c][w]
                 fits = size <= cap  # an instance too large for the machine alone is never placed there
-                weights.append(min(round(size / cap * GRID), GRID) if fits else None)
+                weights.append(min(round(size / cap * grid), grid) if fits else None)
                 bounds.append(min(inst.count_bound(c, w), n) if fits else 0)
             self.weight.append(weights)
             self.bound.append(bounds)
@@ -79,7 +93,7 @@ class _Classes:
         weight = self.weight[t][c]
         if weight is None:
             return 0
-        return min(self.bound[t][c], self.slots[t], demand, GRID // max(weight, 1))
+        return min(self.bound[t][c], self.slots[t], demand, self.grid // max(weight, 1))
 
     def fits(self, t: int, config: Config) -> bool:
         """Whether ``config`` fits a machine of class t at this rho and these counts (on the grid)."""
@@ -92,13 +106,13 @@ class _Classes:
             if weight is None or k > self.bound[t][c]:
                 return False
             total += k * weight
-        return total <= GRID
+        return total <= self.grid
 
     def price(self, t: int, u: list[float], demand: list[int]) -> tuple[float, Config]:
         """max sum_c u_c k_c over the configurations of class t (k_c <= demand c), and one attaining it."""
-        slots = self.slots[t]
-        tables = _scratch("tables", (len(u) + 1, slots + 1, GRID + 1))  # f before and after each component
-        temp = _scratch("temp", (slots + 1, GRID + 1))
+        slots, grid = self.slots[t], self.grid
+        tables = self.scratch.array("tables", (len(u) + 1, slots + 1, grid + 1))  # f before and after each component
+        temp = self.scratch.array("temp", (slots + 1, grid + 1))
         f = tables[0]
         f.fill(0.0)
         stages: list[tuple[int, int, np.ndarray]] = []
@@ -112,14 +126,14 @@ class _Classes:
             np.copyto(new, f)
             for k in range(1, most + 1):
                 target = new[k:, k * weight :]
-                shifted = temp[: slots + 1 - k, : GRID + 1 - k * weight]
-                np.add(f[: slots + 1 - k, : GRID + 1 - k * weight], k * value, out=shifted)
+                shifted = temp[: slots + 1 - k, : grid + 1 - k * weight]
+                np.add(f[: slots + 1 - k, : grid + 1 - k * weight], k * value, out=shifted)
                 np.maximum(target, shifted, out=target)
             stages.append((c, most, f))
             f = new
-        best = float(f[slots, GRID])
+        best = float(f[slots, grid])
         config: Config = {}
-        tasks, units = slots, GRID
+        tasks, units = slots, grid
         for c, most, before in reversed(stages):
             weight = self.weight[t][c]
             assert weight is not None
@@ -164,14 +178,19 @@ def _lp(
 
 
 def _column_generation(
-    classes: _Classes, columns: list[list[Config]], demand: list[int], supply: list[int], deadline: float | None
+    classes: _Classes,
+    columns: list[list[Config]],
+    demand: list[int],
+    supply: list[int],
+    deadline: float | None,
+    max_iterations: int,
 ) -> tuple[float, list[list[float]]] | None:
-    """Grow ``columns`` until no configuration prices out; the LP value and mu (None: deadline, or an
-    instance no machine left can hold)."""
+    """Grow ``columns`` until no configuration prices out (at most ``max_iterations`` steps); the LP value and mu
+    (None: deadline, or an instance no machine left can hold)."""
     covered = {c for configs in columns for config in configs for c in config}
     if any(d > 0 and c not in covered for c, d in enumerate(demand)):
         return None
-    for _ in range(MAX_ITERATIONS):
+    for _ in range(max_iterations):
         if deadline is not None and time.perf_counter() > deadline:
             return None
         value, u, pi, mu = _lp(classes, columns, demand, supply)
@@ -189,28 +208,15 @@ def _column_generation(
     return _lp(classes, columns, demand, supply)[0], mu
 
 
-_SCRATCH: dict[str, np.ndarray] = {}
-
-
-def _scratch(name: str, shape: tuple[int, ...]) -> np.ndarray:
-    """A scratch array of ``shape`` (a view of one kept between calls). The pricing's tables are about 176 kB
-    each; allocated afresh for every component the allocator mapped and faulted them in every time, which
-    took more than the dynamic programme itself (profile of the descent at 20 x 30 seed 1: 18 of 94 s in
-    ``ndarray.copy``)."""
-    held = _SCRATCH.get(name)
-    if held is None or held.ndim != len(shape) or any(h < n for h, n in zip(held.shape, shape, strict=True)):
-        size = shape if held is None or held.ndim != len(shape) else tuple(map(max, held.shape, shape))
-        held = _SCRATCH[name] = np.empty(size)
-    return held[tuple(slice(0, n) for n in shape)]
-
-
 class Pool:
-    """Configurations met so far, per machine class: they start the next LP at other counts or rates
-    (each is kept only where it still fits, :meth:`_Classes.fitting`)."""
+    """What a sequence of LPs and dives keeps between calls: the configurations met so far, per machine class
+    (they start the next LP at other counts or rates, each only where it still fits, :meth:`_Classes.fits`),
+    and the pricing's scratch arrays."""
 
     def __init__(self, n_classes: int) -> None:
         self.configs: list[list[Config]] = [[] for _ in range(n_classes)]
         self._seen: list[set[frozenset[tuple[int, int]]]] = [set() for _ in range(n_classes)]
+        self.scratch = Scratch()
 
     def add(self, columns: list[list[Config]]) -> None:
         for kept, seen, configs in zip(self.configs, self._seen, columns, strict=True):
@@ -221,15 +227,25 @@ class Pool:
                     kept.append(config)
 
 
+def _classes(inst: ThroughputInstance, rho: float, levels: list[int], pool: Pool | None, grid: int) -> _Classes:
+    return _Classes(inst, rho, levels, grid, Scratch() if pool is None else pool.scratch)
+
+
 def missing(
-    inst: ThroughputInstance, rho: float, levels: list[int], pool: Pool | None = None, deadline: float | None = None
+    inst: ThroughputInstance,
+    rho: float,
+    levels: list[int],
+    pool: Pool | None = None,
+    deadline: float | None = None,
+    settings: DiveSettings = _DIVE,
 ) -> float | None:
     """The configuration LP's value at rho and counts ``levels``: how many machines the placement lacks
     in the LP relaxation (0: the dive may succeed; > 0: no placement with these counts sustains rho, up
     to the grid). None: an instance fits on no machine, or the deadline passed."""
-    classes = _Classes(inst, rho, levels)
-    columns = _start_columns(classes, list(levels), [len(group) for group in classes.groups], pool)
-    solved = _column_generation(classes, columns, list(levels), [len(group) for group in classes.groups], deadline)
+    classes = _classes(inst, rho, levels, pool, settings.grid)
+    supply = [len(group) for group in classes.groups]
+    columns = _start_columns(classes, list(levels), supply, pool)
+    solved = _column_generation(classes, columns, list(levels), supply, deadline, settings.max_iterations)
     if pool is not None:
         pool.add(columns)
     return None if solved is None else solved[0]
@@ -241,16 +257,17 @@ def dive(
     levels: list[int],
     deadline: float | None = None,
     pool: Pool | None = None,
+    settings: DiveSettings = _DIVE,
 ) -> Counts | None:
     """A placement with ``levels[c]`` instances of every component that sustains rho, found by diving on
     the configuration LP (None: the dive failed or the deadline passed; this proves nothing)."""
-    classes = _Classes(inst, rho, levels)
+    classes = _classes(inst, rho, levels, pool, settings.grid)
     demand = list(levels)
     supply = [len(group) for group in classes.groups]
     columns = _start_columns(classes, demand, supply, pool)
     fixed: list[list[Config]] = [[] for _ in supply]
     while any(demand):
-        solved = _column_generation(classes, columns, demand, supply, deadline)
+        solved = _column_generation(classes, columns, demand, supply, deadline, settings.max_iterations)
         if pool is not None:
             pool.add(columns)
         if solved is None or solved[0] > 1e-7:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import highspy
 import numpy as np
 import pyomo.environ as pyo
 
@@ -50,8 +51,6 @@ class MatrixModel:
 
     def to_highs(self, relax: bool = False):
         """A ``highspy.Highs`` holding this model (``relax``: drop integrality)."""
-        import highspy
-
         inf = highspy.kHighsInf
         lp = highspy.HighsLp()
         lp.num_col_ = self.n_columns

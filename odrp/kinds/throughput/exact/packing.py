@@ -8,11 +8,9 @@ search well; with 30 machines they keep far more instances than needed (152 on 2
 each paying its overhead MET), and packing whole instances is what decides the rate.
 
 - :func:`pack`: the components in decreasing order of their instances' relative size s_cw / cap_w
-  (the smallest over the machines, or the mean: ``ORDERS``), each instance to the machine where it fits
-  with the least relative capacity left afterwards (best fit; ties to the lower machine). Measured
-  (best fit against "least relative size first": never better), and the mean order beats the smallest
-  on 20 x 30 seeds 1 and 2 (146.05 / 150.05 against 144.88 / 134.61) and loses on seed 0 (390.21
-  against 399.75): both are tried.
+  (the smallest over the machines, or the mean: :attr:`.settings.PackingSettings.orders`), each instance
+  to the machine where it fits with the least relative capacity left afterwards (best fit; ties to the
+  lower machine). Neither order wins everywhere at 20 x 30, so both are tried.
 - :func:`counts_at`: starting from each component's least count (:func:`.bounds.count_range`), raise
   the count of the component whose instance did not fit (its instances get smaller) and pack again,
   until everything fits or that count passes its upper bound (then: no placement found at rho).
@@ -29,13 +27,10 @@ import statistics
 
 from odrp.kinds.throughput.evaluator import rate
 from odrp.kinds.throughput.exact.bounds import count_range
+from odrp.kinds.throughput.exact.settings import PackingSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
-ORDERS = ("smallest", "mean")
-STEPS = 14
-"""Bisection steps of :func:`search` (the interval shrinks by 2^-14)."""
-MAX_RAISES = 2000
-"""At most this many count raises per rate (a guard: every raise adds an instance to some component)."""
+_PACKING = PackingSettings()
 
 
 def pack(
@@ -77,13 +72,16 @@ def pack(
     return None, _counts(x)
 
 
-def counts_at(inst: ThroughputInstance, rho: float, order: str = "smallest") -> Counts | None:
-    """A placement that sustains rho, found by packing and raising counts (None: none found)."""
+def counts_at(
+    inst: ThroughputInstance, rho: float, order: str = "smallest", max_raises: int = PackingSettings().max_raises
+) -> Counts | None:
+    """A placement that sustains rho, found by packing and raising counts at most ``max_raises`` times (None: none
+    found)."""
     ranges = [count_range(inst, c, rho) for c in range(inst.n_components)]
     if any(lo > hi for lo, hi in ranges):
         return None
     levels = [lo for lo, _ in ranges]
-    for _ in range(MAX_RAISES):
+    for _ in range(max_raises):
         failed, placement = pack(inst, rho, levels, order)
         if failed is None:
             return placement
@@ -93,18 +91,19 @@ def counts_at(inst: ThroughputInstance, rho: float, order: str = "smallest") -> 
     return None
 
 
-def search(inst: ThroughputInstance, low: float, high: float, steps: int = STEPS) -> Counts | None:
-    """The best placement found by bisection on rho in (low, high] with every order of ``ORDERS`` (each
-    bisection from ``low``: packing is not monotone in rho, a rate one order reaches another may skip)."""
+def search(inst: ThroughputInstance, low: float, high: float, settings: PackingSettings = _PACKING) -> Counts | None:
+    """The best placement found by bisection on rho in (low, high] (``settings.steps`` steps) with every order of
+    ``settings.orders`` (each bisection from ``low``: packing is not monotone in rho, a rate one order reaches
+    another may skip)."""
     best: Counts | None = None
     best_rate = low
-    for order in ORDERS:
+    for order in settings.orders:
         lo, hi = low, high
-        for _ in range(steps):
+        for _ in range(settings.steps):
             if hi - lo <= 1e-6 * hi:
                 break
             mid = (lo + hi) / 2
-            placement = counts_at(inst, mid, order)
+            placement = counts_at(inst, mid, order, settings.max_raises)
             if placement is None:
                 hi = mid
                 continue

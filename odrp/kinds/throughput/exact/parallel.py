@@ -10,14 +10,15 @@ back its verdict, the children's ranges, the LP's columns (they start the childr
 placement found (improved by block ascent). The parent applies it with the same
 :meth:`.level_search.Tree.take` as the one-process search, then gives that worker the next node.
 
-Workers are fresh interpreters (``python -m odrp.kinds.throughput.exact.parallel``, not a fork: HiGHS and
+Workers are fresh interpreters (``python -m odrp.kinds.throughput.exact.worker``, not a fork: HiGHS and
 CP-SAT start threads, see :mod:`.highs_child`), started once per solve, when the first level search
-becomes likely (the configuration bound runs meanwhile, so their imports overlap it); the instance is
-pickled to each once. Messages are length-prefixed pickles on the worker's stdin and on a copy of its
-stdout (fd 1 itself goes to /dev/null, so that solver output cannot mix into them). The parent reads
-the workers' pipes unbuffered (stop 18): a buffered reader that took two messages in one read kept the
-second in its buffer, where the selector does not look, and a search without a deadline then waited
-for it forever (a worker's "ready" and its first answer arriving together; a test hung twice at load 9-16).
+becomes likely (the configuration bound runs meanwhile, so their imports overlap it); the instance and
+the solve's settings are pickled to each once, and each worker keeps its own :class:`.cache.Cache` for
+them. Messages are length-prefixed pickles on the worker's stdin and on a copy of its stdout (fd 1
+itself goes to /dev/null, so that solver output cannot mix into them). The parent reads the workers'
+pipes unbuffered: a buffered reader that took two messages in one read would keep the second in its
+buffer, where the selector does not look, and a search without a deadline would wait for it forever (a
+worker's "ready" and its first answer arriving together).
 
 **Proof with nodes in flight.** A node is evaluated at the rate rho_e current when it was handed out;
 the rate may rise before its answer arrives (a leaf found a better placement). Every answer stays valid
@@ -40,13 +41,9 @@ and the proof (R* < rho) holds only when no node is open **and** none is in flig
 **Lifetime.** :class:`Workers` is a context manager: on exit (a result, the deadline, an exception,
 Ctrl-C) it kills and reaps every worker. A level search that stops with nodes in flight (deadline,
 undecided leaf) kills those workers; new ones start if another search follows. A worker also dies
-with its parent on its own: Linux's parent-death signal (``prctl``), a watchdog thread that checks
-its parent id, and end of file on its stdin; it ignores SIGINT (the parent decides).
-
-**CPU clock** (``benchmarks.throughput_10x10 --cpu-clock``): with ``CPU_CLOCK`` set, workers measure
-their deadlines on their own CPU clock and report their CPU seconds; :func:`worker_cpu_seconds` sums
-them, so that the benchmark's clock can be the parent's CPU plus the workers' CPU divided by the
-number of processes (the wall time of a quiet machine with that many cores, if the workers never idle).
+with its parent on its own (:mod:`.worker`: Linux's parent-death signal, a watchdog thread that checks
+its parent id, and end of file on its stdin); it ignores SIGINT (the parent decides). Every answer
+carries the worker's CPU seconds so far (:meth:`Workers.cpu_seconds`, for benchmarks).
 """
 
 from __future__ import annotations
@@ -55,33 +52,21 @@ import contextlib
 import os
 import pickle
 import selectors
-import signal
 import struct
 import subprocess
 import sys
-import threading
 import time
-import traceback
 import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
-from odrp.kinds.throughput.evaluator import rate
-from odrp.kinds.throughput.exact.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, TreePath, evaluate
+from odrp.kinds.throughput.exact.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, TreePath
+from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-PROCESSES = 2
-"""Worker processes of the level search by default (the benchmark machine has two cores; 1: in process)."""
-CPU_CLOCK = False
-"""Workers measure deadlines on their CPU clock (set by ``benchmarks.throughput_10x10 --cpu-clock``)."""
+_DEFAULTS = ThroughputSettings()
+
 _HEADER = struct.Struct("<Q")
-_reported: dict[int, float] = {}
-"""CPU seconds each worker (by pid) reported with its last answer."""
-
-
-def worker_cpu_seconds() -> float:
-    """CPU seconds of every worker started in this process so far, as of their last answers."""
-    return sum(_reported.values())
 
 
 def _send(stream: IO[bytes], message: object) -> None:
@@ -112,15 +97,25 @@ def _receive(stream: IO[bytes]) -> Any:
 class Workers:
     """``processes`` worker processes for the nodes of :func:`search` on one instance.
 
-    ``box``: (solver, symmetry, CP-SAT workers) of the leaves' P(rho), as the exact method solves them.
+    ``solver`` and ``settings``: how the workers solve their leaves' P(rho) and evaluate their nodes, as the
+    exact method does (:func:`.rounds.box_solver`, :func:`.level_search.evaluate`).
     """
 
-    def __init__(self, inst: ThroughputInstance, processes: int, box: tuple[str, bool, int]) -> None:
+    def __init__(
+        self,
+        inst: ThroughputInstance,
+        processes: int,
+        solver: str = "cpsat",
+        settings: ThroughputSettings = _DEFAULTS,
+    ) -> None:
         self.inst = inst
         self.processes = processes
-        self.box = box
+        self.solver = solver
+        self.settings = settings
         self.procs: list[subprocess.Popen] = []
         self.ready: set[int] = set()
+        self.cpu: dict[int, float] = {}
+        """CPU seconds each worker (by pid) reported with its last answer."""
         self.selector = selectors.DefaultSelector()
         self._finalizer = weakref.finalize(self, _kill, self.procs)
 
@@ -134,7 +129,7 @@ class Workers:
         """Start the missing workers (non-blocking: they import while the caller goes on)."""
         while len(self.procs) < self.processes:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "odrp.kinds.throughput.exact.parallel", str(os.getpid())],
+                [sys.executable, "-m", "odrp.kinds.throughput.exact.worker", str(os.getpid())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -144,22 +139,21 @@ class Workers:
             self.selector.register(proc.stdout, selectors.EVENT_READ, proc)  # type: ignore[arg-type]
             self._load(proc)
 
-    def use(self, inst: ThroughputInstance) -> None:
-        """Evaluate nodes of ``inst`` from now on (idle workers only: between searches)."""
+    def use(self, inst: ThroughputInstance, settings: ThroughputSettings | None = None) -> None:
+        """Evaluate nodes of ``inst`` from now on, with ``settings`` if given (idle workers only: between
+        searches)."""
         self.inst = inst
+        self.settings = self.settings if settings is None else settings
         self.ready.clear()
         for proc in self.procs:
             self._load(proc)
 
     def _load(self, proc: subprocess.Popen) -> None:
-        from odrp.kinds.throughput.exact import config_bound, level_search
+        _send(proc.stdin, ("instance", self.inst, self.solver, self.settings))  # type: ignore[arg-type]
 
-        settings = {"radius": level_search.RADIUS, "box_seconds": level_search.BOX_SECONDS, "cpu_clock": CPU_CLOCK}
-        settings.update(node_seconds=level_search.NODE_SECONDS, node_vectors=level_search.NODE_VECTORS)
-        settings.update(branch=level_search.BRANCH, strong=level_search.STRONG)  # the parent's branching rule
-        settings.update(big=level_search.BIG, big_share=level_search.BIG_SHARE, big_seconds=level_search.BIG_SECONDS)
-        settings.update(pool=config_bound.POOL)  # and whether LPs start from the rate's pool
-        _send(proc.stdin, ("instance", self.inst, self.box, settings))  # type: ignore[arg-type]
+    def cpu_seconds(self) -> float:
+        """CPU seconds of every worker started so far, as of their last answers."""
+        return sum(self.cpu.values())
 
     def warm(self) -> None:
         """Wait until every worker has imported its modules and read the instance (for benchmarks)."""
@@ -181,7 +175,7 @@ class Workers:
                 raise RuntimeError(f"a level-search worker exited (code {code})") from None
             if kind == "error":
                 raise RuntimeError(f"a level-search worker failed:\n{answer}")
-            _reported[proc.pid] = cpu
+            self.cpu[proc.pid] = cpu
             if kind == "ready":
                 self.ready.add(proc.pid)
                 return None
@@ -221,7 +215,7 @@ def search(
 ) -> LevelSearch:
     """:func:`.level_search.search` with the nodes evaluated by ``workers`` (started here if needed)."""
     workers.start()
-    tree = Tree(inst, best, counts, next_rho, columns, workers.processes)
+    tree = Tree(inst, best, counts, next_rho, columns, workers.processes, workers.settings.level_search)
     in_flight: dict[int, tuple[subprocess.Popen, TreePath, Ranges, HasColumns | None]] = {}
     proven = False
     try:
@@ -252,91 +246,3 @@ def search(
     finally:
         workers.stop([proc for proc, *_ in in_flight.values()])
     return tree.outcome(proven)
-
-
-# ------------------------------------------------------------------------------------ worker side
-
-
-def _die_with(parent: int) -> None:
-    """Exit when the parent process dies: Linux's parent-death signal, and a watchdog thread."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                os._exit(1)
-            time.sleep(0.5)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def main(parent: int) -> None:
-    """A worker: read an instance, then tasks until end of file: ``node`` (rho, node, columns, seconds left),
-    ``rung`` (the same, the leaves' CP-SAT seconds and the split rule: a ladder's node, :mod:`.ladder`) or
-    ``descend`` (a ladder's count descent); a new instance replaces the old one."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with(parent)
-    answers = os.fdopen(os.dup(1), "wb")
-    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # solver output must not reach the answers
-    tasks = sys.stdin.buffer
-    from odrp.kinds.throughput.exact import config_bound, ladder, level_search
-    from odrp.kinds.throughput.exact.solve import _box_solver, _improver
-
-    real_clock = time.perf_counter
-    inst = solve_box = improve = rung_leaf = settings = None
-    while True:
-        try:
-            message = _receive(tasks)
-        except EOFError:
-            return
-        if message[0] == "instance":
-            inst, (solver, symmetry, cp_workers), settings = message[1:]
-            level_search.RADIUS, level_search.BOX_SECONDS = settings["radius"], settings["box_seconds"]
-            level_search.NODE_SECONDS, level_search.NODE_VECTORS = settings["node_seconds"], settings["node_vectors"]
-            level_search.NODE_BOXES.reset()
-            level_search.BRANCH, level_search.STRONG = settings["branch"], settings["strong"]
-            level_search.BIG, level_search.BIG_SHARE = settings["big"], settings["big_share"]
-            level_search.BIG_SECONDS = settings["big_seconds"]
-            config_bound.POOL = settings["pool"]
-            time.perf_counter = time.process_time if settings["cpu_clock"] else real_clock
-            solve_box, improve = _box_solver(inst, solver, symmetry, cp_workers), _improver(inst)
-            rung_leaf = ladder.leaf_solver(inst, solve_box)
-            _send(answers, ("ready", None, time.process_time()))
-            continue
-        try:
-            if message[0] == "descend":  # the count descent beside a ladder's nodes (:mod:`.ladder`)
-                _descend(inst, message[1:], answers)  # type: ignore[arg-type]
-                continue
-            rho, node, columns, left = message[1:5]
-            leaf, level_search.BRANCH = solve_box, settings["branch"]  # type: ignore[index]
-            if message[0] == "rung":  # a ladder's node: its leaf dived first, CP-SAT for at most that long
-                leaf, level_search.BRANCH = rung_leaf(message[5]), message[6]  # type: ignore[misc]
-            deadline = None if left is None else time.perf_counter() + left
-            result = evaluate(inst, rho, node, columns, leaf, improve, deadline)  # type: ignore[arg-type]
-            result.columns = Columns.of(result.columns)
-            _send(answers, ("ok", result, time.process_time()))
-        except Exception:
-            _send(answers, ("error", traceback.format_exc(), time.process_time()))
-
-
-def _descend(inst: ThroughputInstance, task: tuple, answers: IO[bytes]) -> None:
-    """A ladder's count descent (:mod:`.ladder`): each better placement as it comes, then the descent's numbers."""
-    from odrp.kinds.throughput.exact import count_descent
-
-    counts, left, patience = task
-    deadline = None if left is None else time.perf_counter() + left
-
-    def found(placement: Counts) -> None:
-        _send(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
-
-    _, stats = count_descent.multistart(inst, counts, deadline, 0, None, found, patience)
-    _send(answers, ("ok", ("descended", stats), time.process_time()))
-
-
-if __name__ == "__main__":
-    main(int(sys.argv[1]))

@@ -28,7 +28,7 @@ pricing above on its phase-one form: minimise the summed relative overloads t_w,
     sum_p lambda_cp = 1,   lambda, t, t' >= 0.
 
 The generation stops when LB > 0 (rho refuted), when the master reaches 0 (the pattern LP is feasible
-at rho: this bound cannot refute it), or after ``MAX_ITERATIONS``. Unlike the fluid LP, every pattern
+at rho: this bound cannot refute it), or after ``max_iterations`` steps. Unlike the fluid LP, every pattern
 splits its component's input evenly over whole instances, which is where the fluid bound is loose.
 """
 
@@ -42,9 +42,9 @@ import numpy as np
 from odrp.core.solvers.highs import run_highspy
 from odrp.kinds.throughput.exact.bounds import count_range
 from odrp.kinds.throughput.exact.matrix import MatrixModel
+from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, ThroughputInstance
 
-MAX_ITERATIONS = 200
 MARGIN = 1e-7
 """LB must exceed this (relative to sum_w (pi_w + tau_w)) to count as a proof (rounding of floats)."""
 
@@ -117,8 +117,14 @@ class _Pricing:
         return x * self.sizes[c][i]
 
 
-def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None) -> bool | None:
-    """True: proven that no placement sustains rho; False: the pattern LP is feasible at rho; None: undecided."""
+def refutes(
+    inst: ThroughputInstance,
+    rho: float,
+    deadline: float | None = None,
+    max_iterations: int = ThroughputSettings().pattern_lp_iterations,
+) -> bool | None:
+    """True: proven that no placement sustains rho; False: the pattern LP is feasible at rho; None: undecided
+    (after ``max_iterations`` column generation steps, or at ``deadline``)."""
     pricing = _Pricing(inst, rho)
     if pricing.empty():
         return True
@@ -126,7 +132,7 @@ def refutes(inst: ThroughputInstance, rho: float, deadline: float | None = None)
     finite = np.isfinite(pricing.slots)
     pi, tau = np.ones(m), np.zeros(m)
     columns: list[list[np.ndarray]] = [[] for _ in range(nc)]
-    for iteration in range(MAX_ITERATIONS):
+    for iteration in range(max_iterations):
         lb, cheapest = pricing.lagrangian(pi, tau)
         if lb > MARGIN * (pi.sum() + tau[finite].sum()):
             return True
@@ -174,13 +180,20 @@ def _master(inst: ThroughputInstance, pricing: _Pricing, columns: list[list[np.n
     return run.objective, pi, tau
 
 
-def upper_bound(inst: ThroughputInstance, low: float, high: float, deadline: float | None, steps: int = 30) -> float:
+def upper_bound(
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    deadline: float | None,
+    steps: int = 30,
+    max_iterations: int = ThroughputSettings().pattern_lp_iterations,
+) -> float:
     """The lowest rate in (low, high] this bound refutes, by bisection (``high`` if none is found)."""
     for _ in range(steps):
         if high - low <= 1e-7 * high or (deadline is not None and time.perf_counter() > deadline):
             break
         mid = (low + high) / 2
-        if refutes(inst, mid, deadline) is True:
+        if refutes(inst, mid, deadline, max_iterations) is True:
             high = mid
         else:
             low = mid

@@ -25,8 +25,8 @@ binary choice. Two facts make it small and strong when the machines are few:
 
 The candidates are every x_c with x_cw <= what w holds of c (:meth:`count_bound`) and N_c in the
 range :func:`.bounds.count_range` allows; the form is used only when there are at most
-``PATTERN_LIMIT`` of them per component (3 machines with 10 task slots: 1,330; 10 machines: far
-more, the level model takes over). CP-SAT gets the rows with integer coefficients rounded *down*
+:attr:`.settings.ThroughputSettings.pattern_limit` of them per component (3 machines with 10 task slots:
+1,330; 10 machines: far more, the level model takes over). CP-SAT gets the rows with integer coefficients rounded *down*
 (capacity 10^9), so that "infeasible" stays a proof; a pattern choice it returns is re-scored
 exactly by the caller.
 """
@@ -40,10 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from odrp.kinds.throughput.exact.matrix import MatrixModel
+from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
-PATTERN_LIMIT = 20_000
-"""Largest number of candidate patterns per component for which the pattern form is used."""
 CPSAT_SCALE = 10**9
 """Each machine's capacity in CP-SAT units."""
 
@@ -53,9 +52,9 @@ def candidate_count(inst: ThroughputInstance, c: int) -> int:
     return math.prod(inst.count_bound(c, w) + 1 for w in range(inst.n_machines))
 
 
-def applies(inst: ThroughputInstance) -> bool:
-    """Whether every component has at most ``PATTERN_LIMIT`` candidate patterns."""
-    return all(candidate_count(inst, c) <= PATTERN_LIMIT for c in range(inst.n_components))
+def applies(inst: ThroughputInstance, limit: int = ThroughputSettings().pattern_limit) -> bool:
+    """Whether every component has at most ``limit`` candidate patterns (then the pattern form is used)."""
+    return all(candidate_count(inst, c) <= limit for c in range(inst.n_components))
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ class CpsatForm:
 
 def build_cpsat(inst: ThroughputInstance, pm: PatternModel, symmetry: bool = True, hint: Counts | None = None):
     """P(rho) in pattern form for CP-SAT, maximising the smallest relative slack z (rows rounded down)."""
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # loaded when a CP-SAT model is built: importing the kind stays light
 
     model = cp_model.CpModel()
     z = model.NewIntVar(0, CPSAT_SCALE, "z")

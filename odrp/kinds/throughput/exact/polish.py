@@ -242,3 +242,9 @@ def round_fluid(
         if (limit is not None and tasks[w] > limit) or fixed[w] > inst.capacity[w] * (1 + FEASIBILITY_TOL):
             return None
     return counts
+
+
+def improve(inst: ThroughputInstance, counts: Counts) -> Counts:
+    """The local search applied to every placement a leaf of the level search finds: :func:`polish`, then block
+    ascent (:func:`reinsert`)."""
+    return reinsert(inst, polish(inst, counts))

@@ -10,17 +10,19 @@ constraint linear in integer variables, with no product left:
     task slots         sum_{c,n} y_cwn <= k_w
     identical machines w, w' (same type, capacity, task limit; w before w'): load_w >= load_w'
 
-u_cwn = min(n, what w holds of c) and 0 when one instance at level n does not fit on w. The objective
-maximises z, the smallest relative slack at rho, so that a feasible answer is a placement that
-sustains well more than rho. Sorting the loads of identical machines removes their permutations
-(any placement can be permuted into that order) without excluding a rate.
+u_cwn = min(n, what w holds of c) and 0 when one instance at level n does not fit on w. CP-SAT's rounds
+of the rate search maximise z, the smallest relative slack at rho, so that a feasible answer is a
+placement that sustains well more than rho; HiGHS and CBC, and CP-SAT on the level search's boxes, solve
+P(rho) as a feasibility problem (z = 0: faster, and a box is a yes-or-no question). Sorting the loads of
+identical machines removes their permutations (any placement can be permuted into that order) without
+excluding a rate.
 
 ``build_matrix`` gives the MILP for HiGHS or CBC; ``build_cpsat`` the same model for CP-SAT with
 integer coefficients rounded *down* (each machine row scaled so that its capacity is 10^9): every
 placement that sustains rho satisfies the rounded rows, so "infeasible" from CP-SAT is a proof,
 and a solution it returns is re-scored exactly by the caller.
 
-**P(rho) on a subset K of the components** (``kept``; stop 23), a relaxation: the other components are left
+**P(rho) on a subset K of the components** (``kept``), a relaxation: the other components are left
 out, and what they need at least is reserved on the cluster as a whole,
 
     sum_{c in K, w, n} s_cwn y_cwn <= sum_w cap_w - sum_{c not in K} (rho min_w e_cw l_c + lo_c min_w MET_cw)
@@ -38,12 +40,26 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 from odrp.kinds.throughput.exact.matrix import MatrixModel
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
 CPSAT_SCALE = 10**9
 """Each machine's capacity in CP-SAT units."""
+
+Ranges = list[tuple[int, int]]
+"""A range [lo_c, hi_c] of N_c for every component (a box of levels; a node of the level search)."""
+
+
+class BoxSolver(Protocol):
+    """solve_box(rho, box, deadline) -> (status, placement): P(rho) with N_c in box[c] for all c; with ``kept``,
+    P(rho) on those components alone, the others' least needs reserved (a relaxation: the placement it finds, if
+    any, places the kept components only)."""
+
+    def __call__(
+        self, rho: float, box: Ranges, deadline: float | None, kept: list[int] | None = None
+    ) -> tuple[str, Counts | None]: ...
 
 
 @dataclass(frozen=True)
@@ -150,10 +166,10 @@ class MatrixForm:
     z: int
 
 
-def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True, slack: bool = True) -> MatrixForm:
-    """P(rho) as a MILP; ``slack``: maximise z, else a pure feasibility problem (z = 0)."""
+def build_matrix(inst: ThroughputInstance, rm: RateModel, symmetry: bool = True) -> MatrixForm:
+    """P(rho) as a MILP, a feasibility problem: the slack z of the machine rows is fixed at 0 (no objective)."""
     model = MatrixModel(sense="max")
-    z = model.column(lower=0.0, upper=1.0 if slack else 0.0, cost=1.0 if slack else 0.0)
+    z = model.column(lower=0.0, upper=0.0)
     v = {(c, n): model.column(upper=1.0, integer=True) for c in rm.kept for n in rm.levels[c]}
     y = {item: model.column(upper=float(item.upper), integer=True) for item in rm.items}
     for c in rm.kept:
@@ -211,7 +227,7 @@ def build_cpsat(
     found no solution in 10 s on models it solves in 1 ms without the objective (a subset model of nine integers,
     tiny(6) component 0 alone; the leaf vector (2, 2, 2) of tiny(7) at 707.73): its search lowered z's bound one
     conflict at a time."""
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model  # loaded when a CP-SAT model is built: importing the kind stays light
 
     model = cp_model.CpModel()
     z = model.NewIntVar(0, CPSAT_SCALE if slack else 0, "z")
