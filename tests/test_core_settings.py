@@ -14,6 +14,12 @@ from odrp.core.settings import from_options, names
 
 
 @dataclasses.dataclass(frozen=True)
+class Inner:
+    limit: int = 5
+    share: float = 0.5
+
+
+@dataclasses.dataclass(frozen=True)
 class Example:
     iterations: int = dataclasses.field(default=20, metadata={"ge": 1})
     """Rounds."""
@@ -23,6 +29,7 @@ class Example:
     branch: Literal["spread", "first"] = "spread"
     cap: int | None = None
     start: str | dict | None = None
+    inner: Inner = dataclasses.field(default_factory=lambda: Inner(limit=7))
 
 
 def test_defaults_and_text_values_from_the_command_line():
@@ -30,9 +37,19 @@ def test_defaults_and_text_values_from_the_command_line():
     got = from_options(Example, {"iterations": "7", "share": "0.25", "fast": "no", "branch": "first", "cap": "none"})
     assert got == Example(iterations=7, share=0.25, fast=False, branch="first", cap=None)
     assert from_options(Example, {"cap": "12"}).cap == 12
-    assert names(Example) == ("iterations", "share", "fast", "branch", "cap", "start")
+    assert names(Example) == ("iterations", "share", "fast", "branch", "cap", "start", "inner.*")
     assert from_options(Example, {"start": {"placement": {}}}).start == {"placement": {}}
     assert from_options(Example, {"start": "greedy"}).start == "greedy"
+
+
+def test_a_group_of_sub_settings_by_dotted_names_keeps_the_parents_defaults():
+    assert from_options(Example, {}).inner == Inner(limit=7, share=0.5)
+    assert from_options(Example, {"inner.share": "0.25"}).inner == Inner(limit=7, share=0.25)
+    assert from_options(Example, {"inner": {"limit": 3}}).inner == Inner(limit=3, share=0.5)
+    with pytest.raises(InputError, match=r"--param inner: a group of options: give inner.NAME \(limit, share\)"):
+        from_options(Example, {"inner": "1"})
+    with pytest.raises(InputError, match=r"--param inner\.limit2: an option of this method \(limit, share\)"):
+        from_options(Example, {"inner.limit2": "1"})
 
 
 def test_values_from_a_grid_file_keep_their_types():
@@ -50,7 +67,11 @@ def test_values_from_a_grid_file_keep_their_types():
         ({"fast": "maybe"}, "--param fast", "true or false"),
         ({"branch": "widest"}, "--param branch", "one of spread, first"),
         ({"iterations": True}, "--param iterations", "an integer"),
-        ({"colour": "red"}, "--param colour", "an option of this method (branch, cap, fast, iterations, share, start)"),
+        (
+            {"colour": "red"},
+            "--param colour",
+            "an option of this method (iterations, share, fast, branch, cap, start, inner.*)",
+        ),
     ],
 )
 def test_bad_values_name_the_option(options, field, expected):

@@ -35,30 +35,60 @@ def from_options(
 ) -> S:
     """``cls()`` with the fields named in ``options`` replaced by their converted values.
 
-    Raises :class:`InputError` naming ``where.NAME`` for a name that is no field of ``cls`` or a
-    value that does not fit the field's type or bounds.
+    A field that is itself a settings dataclass (a sub-search's settings) is reached with a dotted
+    name, ``group.NAME`` (or, from a grid file, a mapping under ``group``). Raises
+    :class:`InputError` naming ``where NAME`` for a name that is no field of ``cls`` or a value that
+    does not fit the field's type or bounds.
     """
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
     hints = typing.get_type_hints(cls)
     values: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for name, raw in options.items():
-        if name not in fields:
-            known = ", ".join(sorted(fields)) or "none"
-            raise InputError(source, _field(where, name), f"an option of this method ({known})")
-        values[name] = convert(raw, hints[name], fields[name].metadata, source, _field(where, name))
+        head, dot, rest = name.partition(".")
+        if head not in fields:
+            raise InputError(source, _field(where, name), f"an option of this method ({', '.join(names(cls))})")
+        if _is_settings(hints[head]):
+            if dot:
+                groups.setdefault(head, {})[rest] = raw
+            elif isinstance(raw, Mapping):
+                groups.setdefault(head, {}).update(raw)
+            else:
+                expected = f"a group of options: give {head}.NAME ({', '.join(names(hints[head]))})"
+                raise InputError(source, _field(where, name), expected)
+        elif dot:
+            raise InputError(source, _field(where, name), f"an option of this method ({', '.join(names(cls))})")
+        else:
+            values[name] = convert(raw, hints[name], fields[name].metadata, source, _field(where, name))
+    for head, group in groups.items():
+        values[head] = dataclasses.replace(
+            getattr(cls(), head),
+            **_fields_of(from_options(hints[head], group, source=source, where=_field(where, head)), group),
+        )
     return cls(**values)
+
+
+def _is_settings(hint: Any) -> bool:
+    return isinstance(hint, type) and dataclasses.is_dataclass(hint)
+
+
+def _fields_of(settings: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields of ``settings`` that ``given`` names (its other fields keep the parent's defaults)."""
+    heads = {name.partition(".")[0] for name in given}
+    return {name: getattr(settings, name) for name in heads}
 
 
 def _field(where: str, name: str) -> str:
     """``--param NAME`` on the command line, ``studies[0].options.greedy.NAME`` in a file."""
     if not where:
         return name
-    return f"{where} {name}" if where.startswith("--") else f"{where}.{name}"
+    return f"{where} {name}" if where.startswith("--") and " " not in where else f"{where}.{name}"
 
 
 def names(cls: type) -> tuple[str, ...]:
-    """The option names of a settings class."""
-    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    """The option names of a settings class (a group of sub-settings as ``group.*``)."""
+    hints = typing.get_type_hints(cls)
+    return tuple(f.name + (".*" if _is_settings(hints[f.name]) else "") for f in dataclasses.fields(cls) if f.init)
 
 
 def convert(raw: Any, hint: Any, metadata: Mapping[str, Any], source: str, field_name: str) -> Any:
