@@ -146,7 +146,7 @@ def test_receive_reads_two_messages_that_arrive_in_one_write():
 
 
 def test_large_instance_runs_the_ladder_beside_the_descent():
-    # 14 components x 30 machines > CONFIG_UP_TO: the ladder runs on a worker during the descent; its bound
+    # 14 components x 30 machines > config_up_to: the ladder runs on a worker during the descent; its bound
     # is never below the incumbent, and the method's bound is the lowest known
     inst = random_case(1, 14, 30)
     result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=20)

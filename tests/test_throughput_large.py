@@ -158,14 +158,14 @@ def test_configuration_bisection_from_high_never_cuts_the_optimum(seed):
 
 
 def test_large_instance_takes_the_configuration_bound_first():
-    # 14 components x 30 machines = 420 > CONFIG_UP_TO: the configuration LP's bisection runs before
+    # 14 components x 30 machines = 420 > config_up_to: the configuration LP's bisection runs before
     # P(rho); the answer is verified by the evaluator and its bound is not above the fluid LP's. In one
     # process (no ladder: tests/test_throughput_ladder.py has the path with workers).
     inst = random_case(1, 14, 30)
     result = run_method(KINDS["throughput"], inst, "exact", solver="cpsat", time_limit=15, options={"processes": 1})
     stats = result.metrics["method_stats"]
     assert result.verified and result.status in ("optimal", "time_limit")
-    assert stats["pattern_bound"] == stats["fluid_bound"]  # the pattern LP is skipped above CONFIG_UP_TO
+    assert stats["pattern_bound"] == stats["fluid_bound"]  # the pattern LP is skipped above config_up_to
     assert result.objective <= result.bound <= stats["fluid_bound"]
     assert stats["start_rate"] >= max(stats["hetero_greedy"], stats["fluid_rounding"] or 0.0)
     # under a time limit the improvement search takes the time left after the configuration bound

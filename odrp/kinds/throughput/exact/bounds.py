@@ -7,6 +7,8 @@ stream, in units of R, processed on w) and X_cw = x_cw satisfies
     sum_w q_cw = R,   sum_c (e_cw l_c q_cw + MET_cw X_cw) <= cap_w,   sum_c X_cw <= k_w,
     1 <= sum_w X_cw <= max_instances_c,   e_cw l_c q_cw <= (cap_w - MET_cw) X_cw   (every instance fits),
 
+(the capacity row is eq. 5 summed over w's instances, with IR_c = l_c R from eq. 6),
+
 so the LP's maximum of R is an upper bound on R*. With R fixed at a rate rho, the LP's largest and
 smallest sum_w X_cw bound the instance count N_c of every placement that sustains rho (scale q down
 to rho: every row stays satisfied), which prunes the levels of the rate model.

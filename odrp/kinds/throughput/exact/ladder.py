@@ -46,7 +46,8 @@ from typing import Any
 
 from odrp.kinds.throughput.evaluator import rate
 from odrp.kinds.throughput.exact import dive
-from odrp.kinds.throughput.exact.level_search import Columns, HasColumns, Tree, TreePath
+from odrp.kinds.throughput.exact.config_bound import Columns, HasColumns
+from odrp.kinds.throughput.exact.level_search import Tree, TreePath
 from odrp.kinds.throughput.exact.parallel import Workers
 from odrp.kinds.throughput.exact.rate_model import BoxSolver, Ranges
 from odrp.kinds.throughput.exact.settings import DiveSettings, LadderSettings
@@ -95,25 +96,25 @@ def climb(
     deadline: float | None,
     workers: Workers,
     gap: float = 1e-6,
-    descend: bool = True,
     settings: LadderSettings | None = None,
 ) -> Climbed:
     """Rung after rung from ``bound`` and the placement ``counts`` (rate ``best``) until the gap is at most
-    ``gap`` or ``deadline``, the nodes on ``workers``; with ``descend`` (and a deadline and two workers or
-    more) the last worker first runs the count descent from ``counts`` (:func:`.count_descent.multistart`
+    ``gap`` or ``deadline``, the nodes on ``workers``; with a deadline and two workers or more the last
+    worker first runs the count descent from ``counts`` (:func:`.count_descent.multistart`
     with ``settings.patience``), whose placements raise the rungs' incumbent as they come, and joins the
     nodes when it stops. ``settings``: the ladder's (None: those the workers were given)."""
     settings = workers.settings.rungs if settings is None else settings
     workers.start()
     now = time.perf_counter()
     side = None
-    if descend and deadline is not None and len(workers.procs) > 1:
+    if deadline is not None and len(workers.procs) > 1:
         side = workers.procs[-1]
         workers.send(side, ("descend", counts, max(0.0, deadline - now), settings.patience))
     climbed = Climbed(best, counts, bound)
     if side is not None:
         climbed.descent = {"rate": best, "placements": 0, "finished": False}
-    tree = _renewed(inst, best, counts, bound, columns, len(workers.procs), workers, settings)
+    level = workers.settings.level_search
+    tree = Tree(inst, best, counts, _rungs(bound, settings), columns, len(workers.procs), level)
     in_flight: dict[int, tuple[Tree, TreePath, Ranges, HasColumns | None, float | None]] = {}
     aside: list[tuple[TreePath, Ranges, HasColumns | None]] = []
     begin, set_aside, tailed = now, 0, False
@@ -126,9 +127,7 @@ def climb(
                 and not (tree.stats.raised or tailed)
             ):
                 # the rung is open after ``tail`` nodes: once, a new tree at the same rate
-                tree = _renewed(
-                    inst, tree.best, tree.counts, climbed.bound, tree.last, len(workers.procs), workers, settings
-                )
+                tree = _renewed(tree, climbed.bound, len(workers.procs), settings)
                 begin, set_aside, aside, tailed = time.perf_counter(), 0, [], True
                 climbed.restarts += 1
             if last_call is not None and time.perf_counter() > last_call and not tree.stats.raised:
@@ -138,9 +137,7 @@ def climb(
                 climbed.rungs.append(_rung_stats(tree, True, set_aside, begin))
                 if climbed.bound - tree.best <= gap * tree.best:
                     break
-                tree = _renewed(
-                    inst, tree.best, tree.counts, climbed.bound, tree.last, len(workers.procs), workers, settings
-                )
+                tree = _renewed(tree, climbed.bound, len(workers.procs), settings)
                 begin, set_aside, tailed = time.perf_counter(), 0, False
                 continue
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -162,16 +159,7 @@ def climb(
                 if answer[0] == "placement":
                     rho = tree.rho
                     if tree.raise_incumbent(answer[1], answer[2]) and tree.rho > rho * (1 + settings.restart):
-                        tree = _renewed(
-                            inst,
-                            tree.best,
-                            tree.counts,
-                            climbed.bound,
-                            tree.last,
-                            len(workers.procs),
-                            workers,
-                            settings,
-                        )
+                        tree = _renewed(tree, climbed.bound, len(workers.procs), settings)
                         begin, set_aside, aside = time.perf_counter(), 0, []
                         climbed.restarts += 1
                     descent.update(rate=max(descent["rate"], answer[1]), placements=descent["placements"] + 1)  # type: ignore[union-attr]
@@ -197,18 +185,9 @@ def climb(
     return climbed
 
 
-def _renewed(
-    inst: ThroughputInstance,
-    best: float,
-    counts: Counts | None,
-    bound: float,
-    columns: HasColumns | None,
-    processes: int,
-    workers: Workers,
-    settings: LadderSettings,
-) -> Tree:
-    """A new tree for the rung below ``bound`` at the incumbent (``best``, ``counts``), its root from ``columns``."""
-    return Tree(inst, best, counts, _rungs(bound, settings), columns, processes, workers.settings.level_search)
+def _renewed(tree: Tree, bound: float, processes: int, settings: LadderSettings) -> Tree:
+    """A new tree for the rung below ``bound`` at ``tree``'s incumbent, its root from ``tree``'s last columns."""
+    return Tree(tree.inst, tree.best, tree.counts, _rungs(bound, settings), tree.last, processes, tree.settings)
 
 
 def _rungs(bound: float, settings: LadderSettings) -> Callable[[float], float]:

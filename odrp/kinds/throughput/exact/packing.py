@@ -22,7 +22,6 @@ each paying its overhead MET), and packing whole instances is what decides the r
 from __future__ import annotations
 
 import math
-import random
 import statistics
 
 from odrp.kinds.throughput.evaluator import rate
@@ -38,12 +37,9 @@ def pack(
     rho: float,
     levels: list[int],
     order: str = "smallest",
-    rng: random.Random | None = None,
-    noise: float = 0.0,
 ) -> tuple[int | None, Counts]:
     """Pack ``levels[c]`` instances of every component at rate rho, components in ``order``: (None,
-    placement) when all fit, else (the component whose instance did not fit, the partial placement).
-    With ``rng``, each component's order key is multiplied by a factor drawn from [1, 1 + ``noise``]."""
+    placement) when all fit, else (the component whose instance did not fit, the partial placement)."""
     m = inst.n_machines
     machines = range(m)
     cap = [inst.capacity[w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for w in machines]
@@ -53,8 +49,7 @@ def pack(
     relative = [[sizes[c][w] / cap[w] for w in machines] for c in range(len(levels))]
     size_of = min if order == "smallest" else statistics.fmean
     x: list[list[int]] = [[0] * m for _ in levels]
-    factor = [1.0 + noise * rng.random() if rng is not None else 1.0 for _ in levels]
-    for c in sorted(range(len(levels)), key=lambda c: (-size_of(relative[c]) * factor[c], c)):
+    for c in sorted(range(len(levels)), key=lambda c: (-size_of(relative[c]), c)):
         size, bound = sizes[c], [inst.count_bound(c, w) for w in machines]
         for _ in range(levels[c]):
             chosen, key = None, None

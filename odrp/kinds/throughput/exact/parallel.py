@@ -26,8 +26,8 @@ at the current rate rho >= rho_e:
 
 - a node pruned at rho_e (its LP refutes rho_e for every count vector in it) is pruned at rho: a
   placement that sustains rho sustains rho_e;
-- a leaf box refuted at rho_e is refuted at rho for the same reason, and the children cover the node
-  minus the box, so nothing that could sustain rho is lost;
+- a leaf's vector refuted at rho_e is refuted at rho for the same reason, and the children cover the
+  node minus the vector, so nothing that could sustain rho is lost;
 - a split at rho_e partitions the node's ranges narrowed at rho_e (:func:`.bounds.count_range` and the
   fluid LP at R = rho_e: relaxations, so every count vector sustaining rho_e, hence every one
   sustaining rho, lies in them): the children contain every count vector of the node that can
@@ -60,7 +60,9 @@ import weakref
 from collections.abc import Callable
 from typing import IO, Any
 
-from odrp.kinds.throughput.exact.level_search import Columns, HasColumns, LevelSearch, Ranges, Tree, TreePath
+from odrp.kinds.throughput.exact.config_bound import Columns, HasColumns
+from odrp.kinds.throughput.exact.level_search import LevelSearch, Tree, TreePath
+from odrp.kinds.throughput.exact.rate_model import Ranges
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
@@ -69,7 +71,8 @@ _DEFAULTS = ThroughputSettings()
 _HEADER = struct.Struct("<Q")
 
 
-def _send(stream: IO[bytes], message: object) -> None:
+def write_message(stream: IO[bytes], message: object) -> None:
+    """One message: its pickle, after its length."""
     body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     data = memoryview(_HEADER.pack(len(body)) + body)
     while data:  # an unbuffered stream may take part of it
@@ -90,7 +93,8 @@ def _read(stream: IO[bytes], size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _receive(stream: IO[bytes]) -> Any:
+def read_message(stream: IO[bytes]) -> Any:
+    """The next message (EOFError at the end of the stream)."""
     return pickle.loads(_read(stream, _HEADER.unpack(_read(stream, _HEADER.size))[0]))
 
 
@@ -149,7 +153,7 @@ class Workers:
             self._load(proc)
 
     def _load(self, proc: subprocess.Popen) -> None:
-        _send(proc.stdin, ("instance", self.inst, self.solver, self.settings))  # type: ignore[arg-type]
+        write_message(proc.stdin, ("instance", self.inst, self.solver, self.settings))  # type: ignore[arg-type]
 
     def cpu_seconds(self) -> float:
         """CPU seconds of every worker started so far, as of their last answers."""
@@ -161,7 +165,7 @@ class Workers:
             self.receive(None)
 
     def send(self, proc: subprocess.Popen, task: tuple) -> None:
-        _send(proc.stdin, task)  # type: ignore[arg-type]
+        write_message(proc.stdin, task)  # type: ignore[arg-type]
 
     def receive(self, timeout: float | None) -> tuple[subprocess.Popen, Any] | None:
         """The next answer of any worker (None: none within ``timeout`` seconds). A worker's first message
@@ -169,7 +173,7 @@ class Workers:
         for key, _ in self.selector.select(timeout):
             proc = key.data
             try:
-                kind, answer, cpu = _receive(proc.stdout)
+                kind, answer, cpu = read_message(proc.stdout)
             except EOFError:
                 code = proc.poll()
                 raise RuntimeError(f"a level-search worker exited (code {code})") from None

@@ -33,8 +33,9 @@ from typing import IO
 from odrp.kinds.throughput.evaluator import rate
 from odrp.kinds.throughput.exact import count_descent, ladder, polish
 from odrp.kinds.throughput.exact.cache import Cache
-from odrp.kinds.throughput.exact.level_search import Columns, evaluate
-from odrp.kinds.throughput.exact.parallel import _receive, _send
+from odrp.kinds.throughput.exact.config_bound import Columns
+from odrp.kinds.throughput.exact.level_search import evaluate
+from odrp.kinds.throughput.exact.parallel import read_message, write_message
 from odrp.kinds.throughput.exact.rounds import box_solver
 from odrp.kinds.throughput.exact.settings import LevelSearchSettings, ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
@@ -82,12 +83,12 @@ def main(parent: int) -> None:
     held: _Instance | None = None
     while True:
         try:
-            message = _receive(tasks)
+            message = read_message(tasks)
         except EOFError:
             return
         if message[0] == "instance":
             held = _Instance(*message[1:4])
-            _send(answers, ("ready", None, time.process_time()))
+            write_message(answers, ("ready", None, time.process_time()))
             continue
         assert held is not None
         try:
@@ -101,9 +102,9 @@ def main(parent: int) -> None:
             deadline = None if left is None else time.perf_counter() + left
             result = evaluate(held.inst, rho, node, columns, leaf, held.cache, settings, held.improve, deadline)
             result.columns = Columns.of(result.columns)
-            _send(answers, ("ok", result, time.process_time()))
+            write_message(answers, ("ok", result, time.process_time()))
         except Exception:
-            _send(answers, ("error", traceback.format_exc(), time.process_time()))
+            write_message(answers, ("error", traceback.format_exc(), time.process_time()))
 
 
 def _descend(held: _Instance, task: tuple, answers: IO[bytes]) -> None:
@@ -113,12 +114,12 @@ def _descend(held: _Instance, task: tuple, answers: IO[bytes]) -> None:
     deadline = None if left is None else time.perf_counter() + left
 
     def found(placement: Counts) -> None:
-        _send(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
+        write_message(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
 
     _, stats = count_descent.multistart(
         inst, counts, deadline, settings.improve_seed, None, found, patience, settings.descent
     )
-    _send(answers, ("ok", ("descended", stats), time.process_time()))
+    write_message(answers, ("ok", ("descended", stats), time.process_time()))
 
 
 if __name__ == "__main__":
