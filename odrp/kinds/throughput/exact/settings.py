@@ -1,13 +1,15 @@
 """The settings of the exact throughput method (``odrp solve --param NAME=VALUE``).
 
 :class:`ThroughputSettings` holds every tunable of :func:`odrp.kinds.throughput.exact.solve.solve`. Its
-top-level fields are the rate search's switches and shares of time (settable with ``--param`` and a grid's
+top-level fields are the rate search's switches and shares of time (``--param NAME=VALUE`` and a grid's
 ``options:``); the sub-searches keep theirs in nested frozen dataclasses (:class:`ConfigurationSettings`,
 :class:`LevelSearchSettings`, :class:`LadderSettings`, :class:`DescentSettings`, :class:`PackingSettings`),
-set from Python with :func:`dataclasses.replace`. The whole object is pickled as it is to the level
-search's worker processes. Every default keeps the optimum: the settings choose how the search spends
-its time, never what it proves. ``docs/methods/throughput.md`` says why each default is what it is; the
-10 x 10 defaults were tuned on seeds 0-9 of ``benchmarks.throughput_10x10``, seeds 10-19 are held out.
+reached by dotted names (``--param level_search.branch=product``) or, from Python, with
+:func:`dataclasses.replace`. Fields of tuple type (``rounding_scales``, ``packing.orders``) are set from
+Python only. The whole object is pickled as it is to the level search's worker processes. Every default
+keeps the optimum: the settings choose how the search spends its time, never what it proves.
+``docs/methods/throughput.md`` says why each default is what it is; the 10 x 10 defaults were tuned on
+seeds 0-9 of ``benchmarks.throughput_10x10``, seeds 10-19 are held out.
 """
 
 from __future__ import annotations
