@@ -26,8 +26,11 @@ demo: $(STAMP)
 debs: $(STAMP)
 	$(BIN)/python -m benchmarks.demo
 
+# Style, the import layers (import-linter contracts in pyproject.toml), then every test.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
@@ -97,9 +98,10 @@ def run_method(
         if warm_start is not None:
             settings["warm_start"] = warm_start
         if kind.settings is not None:
-            outcome = kind.exact(instance, **settings, settings=settings_for(kind.settings, options))
+            settings["settings"] = settings_for(kind.settings, options)
         else:
-            outcome = kind.exact(instance, **settings, **(options or {}))
+            _refuse_options(options, f"the exact method of {kind.name}")
+        outcome = kind.exact(instance, **settings)
         runtime = time.perf_counter() - start
         run = outcome.run
         return judge(
@@ -119,15 +121,9 @@ def run_method(
     context: dict[str, Any] = {"adapter": kind.taskview} if heuristic.on_task_view else {}
     if heuristic.settings is not None:
         context["settings"] = settings_for(heuristic.settings, options)
-        options = None
-    unknown = [key for key in options or {} if not _takes_keyword(heuristic.run, key)]
-    if unknown:
-        given = ("instance", "seed", "time_limit", "adapter")
-        accepted = [p for p in inspect.signature(heuristic.run).parameters if p not in given]
-        raise UnknownMethod(
-            f"{method} takes no option {', '.join(unknown)}; its options: {', '.join(accepted) or 'none'}"
-        )
-    out = heuristic.run(instance, seed=seed, time_limit=time_limit, **context, **(options or {}))
+    else:
+        _refuse_options(options, method)
+    out = heuristic.run(instance, seed=seed, time_limit=time_limit, **context)
     runtime = time.perf_counter() - start
     return judge(
         kind,
@@ -156,6 +152,13 @@ def settings_for(
     if isinstance(options, cls):
         return options
     return from_options(cls, dict(options or {}), source=source, where=where)  # type: ignore[arg-type]
+
+
+def _refuse_options(options: Any, what: str, *, source: str = "command line", where: str = "--param") -> None:
+    """Bad input when options are given to a method that has no settings."""
+    if options:
+        first = next(iter(options)) if isinstance(options, Mapping) else type(options).__name__
+        raise InputError(source, f"{where} {first}", f"no option: {what} has no settings")
 
 
 def heuristic_status(out: HeuristicOutcome, sense: Sense) -> Status:

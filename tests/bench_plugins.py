@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from odrp.core.method import Heuristic, HeuristicOutcome
@@ -19,11 +20,17 @@ from odrp.core.method import Heuristic, HeuristicOutcome
 FAILURE = "deliberate failure of a test plugin"
 
 
+@dataclass(frozen=True)
+class FirstFitSettings:
+    delay_s: float = field(default=0.0, metadata={"ge": 0})
+    """Seconds to sleep first: lets a test catch a run in the middle."""
+
+
 def first_fit(
-    instance: Any, *, seed: int = 0, time_limit: float | None = None, delay_s: float = 0.0
+    instance: Any, *, seed: int = 0, time_limit: float | None = None, settings: FirstFitSettings = FirstFitSettings()
 ) -> HeuristicOutcome:
     """Fewest stable replicas of each operator, each on the first candidate node with room left."""
-    time.sleep(delay_s)  # lets a test catch a run in the middle
+    time.sleep(settings.delay_s)
     order = list(range(instance.n_nodes))
     random.Random(seed).shuffle(order)
     free = list(instance.capacity)
@@ -53,7 +60,9 @@ def crashes(instance: Any, *, seed: int = 0, time_limit: float | None = None) ->
 
 
 HEURISTICS = (
-    Heuristic("plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False),
+    Heuristic(
+        "plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False, settings=FirstFitSettings
+    ),
     Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"),
     Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"),
 )

@@ -202,7 +202,8 @@ def test_a_method_option_is_checked_against_the_heuristic(tmp_path):
              options: {plugin_first_fit: {delay: 1}}}
         """,
     )
-    with pytest.raises(InputError, match=r"studies\[0\]\.options\.plugin_first_fit\.delay: an option of .*delay_s"):
+    expected = r"studies\[0\]\.options\.plugin_first_fit\.delay: an option of this method \(delay_s\)"
+    with pytest.raises(InputError, match=expected):
         load_grid(path)
 
 

@@ -321,22 +321,22 @@ def _options(study: StudySpec, kind: ProblemKind, where: str, source: str) -> di
                     f"{field_name}.formulation",
                     f"one of {', '.join(kind.formulations) or 'none'}, got {opts['formulation']!r}",
                 )
+            rest = {name: value for name, value in opts.items() if name != "formulation"}
             if kind.settings is not None:
-                rest = {name: value for name, value in opts.items() if name != "formulation"}
                 settings_for(kind.settings, rest, source=source, where=field_name)
+            else:
+                require(
+                    not rest,
+                    source,
+                    field_name,
+                    f"no options but formulation: the exact method of {kind.name} has no settings",
+                )
             continue
         heuristic = heuristics()[method]
         if heuristic.settings is not None:
             settings_for(heuristic.settings, opts, source=source, where=field_name)
-            continue
-        accepted = _keywords(heuristic.run, skip=("instance", "seed", "time_limit", "adapter"))
-        for name in opts:
-            require(
-                accepted is None or name in accepted,
-                source,
-                f"{field_name}.{name}",
-                f"an option of {method} ({', '.join(accepted or ()) or 'it takes none'})",
-            )
+        else:
+            require(not opts, source, field_name, f"no options: {method} has no settings")
     return {method: normalise(opts) for method, opts in study.options.items()}
 
 
