@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from odrp.heuristics.latency import Scorer, greedy_start
 
+from odrp.heuristics.latency import Scorer, greedy_start
 from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import load

@@ -7,9 +7,8 @@ s3:6702, s2:6702, s3:6703. Port index k below is port 6700 + k.
 
 from __future__ import annotations
 
-from odrp.heuristics.storm import even_schedule, executor_order, sort_slots
-
 from odrp.core.taskview import Node, Task, TaskView
+from odrp.heuristics.storm import even_schedule, executor_order, sort_slots
 
 NODES = (Node("supervisor1", slots=2), Node("supervisor2", slots=3), Node("supervisor3", slots=4))
 

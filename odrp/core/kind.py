@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from odrp.core.errors import InputError
 from odrp.core.result import Sense
@@ -58,6 +58,20 @@ class Evaluation:
     objective: float | None
     metrics: dict[str, Any] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)
+
+
+class Strict(BaseModel):
+    """Base of every instance schema: a field the schema does not know is an error, never ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def require_unique(ids: Iterable[str], source: str, section: str, key: str = "id") -> None:
+    """Raise an :class:`InputError` naming ``section[k].key`` at the first value of ``ids`` seen before."""
+    seen: set[str] = set()
+    for position, name in enumerate(ids):
+        require(name not in seen, source, f"{section}[{position}].{key}", f"a unique {key}, {name!r} repeats")
+        seen.add(name)
 
 
 def field_path(loc: tuple[Any, ...]) -> str:

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
+from pydantic import Field, NonNegativeFloat
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, validate
 
 CAPACITY_RTOL = 1e-9
 
@@ -41,11 +41,7 @@ def fits(load: float, capacity: float) -> bool:
 # --------------------------------------------------------------------------------- the schemas
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class KpSpec(_Strict):
+class KpSpec(Strict):
     problem: Literal["kp"]
     name: str = "unnamed"
     profits: list[float] = Field(min_length=1)
@@ -53,7 +49,7 @@ class KpSpec(_Strict):
     capacity: NonNegativeFloat
 
 
-class MkpSpec(_Strict):
+class MkpSpec(Strict):
     problem: Literal["mkp"]
     name: str = "unnamed"
     profits: list[float] = Field(min_length=1)
@@ -61,7 +57,7 @@ class MkpSpec(_Strict):
     capacities: list[NonNegativeFloat] = Field(min_length=1)
 
 
-class GapSpec(_Strict):
+class GapSpec(Strict):
     problem: Literal["gap"]
     name: str = "unnamed"
     sense: Literal["min", "max"] = "min"
@@ -70,7 +66,7 @@ class GapSpec(_Strict):
     capacities: list[NonNegativeFloat] = Field(min_length=1)
 
 
-class MdkpSpec(_Strict):
+class MdkpSpec(Strict):
     problem: Literal["mdkp"]
     name: str = "unnamed"
     profits: list[float] = Field(min_length=1)
@@ -78,7 +74,7 @@ class MdkpSpec(_Strict):
     capacities: list[NonNegativeFloat] = Field(min_length=1)
 
 
-class QkpSpec(_Strict):
+class QkpSpec(Strict):
     problem: Literal["qkp"]
     name: str = "unnamed"
     profits: list[list[float]] = Field(min_length=1, description="symmetric; diagonal = linear profits")
@@ -86,7 +82,7 @@ class QkpSpec(_Strict):
     capacity: NonNegativeFloat
 
 
-class QmkpSpec(_Strict):
+class QmkpSpec(Strict):
     problem: Literal["qmkp"]
     name: str = "unnamed"
     profits: list[list[float]] = Field(min_length=1, description="symmetric; diagonal = linear profits")
@@ -94,7 +90,7 @@ class QmkpSpec(_Strict):
     capacities: list[NonNegativeFloat] = Field(min_length=1)
 
 
-class AssignmentSpec(_Strict):
+class AssignmentSpec(Strict):
     assignment: list[int | None]
 
 

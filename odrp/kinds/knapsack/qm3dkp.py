@@ -29,10 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveInt
+from pydantic import ConfigDict, Field, NonNegativeFloat, PositiveInt
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, require_unique, validate
 from odrp.core.taskview import task_id
 
 NAME = "qm3dkp"
@@ -43,11 +43,7 @@ CAPACITY_RTOL = 1e-9
 # --------------------------------------------------------------------------------- the schema
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ComponentSpec(_Strict):
+class ComponentSpec(Strict):
     id: str = Field(min_length=1)
     parallelism: PositiveInt = 1
     cpu: NonNegativeFloat = Field(0.0, description="CPU points of one task (soft)")
@@ -55,14 +51,14 @@ class ComponentSpec(_Strict):
     bandwidth: NonNegativeFloat = Field(0.0, description="bandwidth of one task (soft)")
 
 
-class EdgeSpec(_Strict):
+class EdgeSpec(Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     source: str = Field(alias="from")
     target: str = Field(alias="to")
     weight: NonNegativeFloat = 1.0
 
 
-class NodeSpec(_Strict):
+class NodeSpec(Strict):
     id: str = Field(min_length=1)
     rack: str = "rack0"
     cpu: NonNegativeFloat
@@ -70,17 +66,17 @@ class NodeSpec(_Strict):
     bandwidth: NonNegativeFloat
 
 
-class ColocationSpec(_Strict):
+class ColocationSpec(Strict):
     node: float = Field(1.0, description="profit factor of a task pair on one node")
     rack: float = Field(0.5, description="profit factor of a task pair on two nodes of one rack")
 
 
-class PenaltySpec(_Strict):
+class PenaltySpec(Strict):
     cpu: NonNegativeFloat = Field(1.0, description="per CPU point of overload on a node")
     bandwidth: NonNegativeFloat = Field(1.0, description="per bandwidth unit of overload on a node")
 
 
-class Qm3dkpSpec(_Strict):
+class Qm3dkpSpec(Strict):
     problem: Literal["qm3dkp"]
     name: str = "unnamed"
     components: list[ComponentSpec] = Field(min_length=1)
@@ -90,7 +86,7 @@ class Qm3dkpSpec(_Strict):
     penalty: PenaltySpec = PenaltySpec()
 
 
-class SolutionSpec(_Strict):
+class SolutionSpec(Strict):
     assignment: dict[str, str | None]
 
 
@@ -160,8 +156,8 @@ class Qm3dkpInstance:
 def load(data: Any, source: str = "<instance>") -> Qm3dkpInstance:
     """Validate an instance (parsed JSON) and compile it; bad input raises :class:`InputError`."""
     spec = validate(Qm3dkpSpec, data, source)
-    _unique([c.id for c in spec.components], source, "components")
-    _unique([n.id for n in spec.nodes], source, "nodes")
+    require_unique([c.id for c in spec.components], source, "components")
+    require_unique([n.id for n in spec.nodes], source, "nodes")
     for c, comp in enumerate(spec.components):
         require("#" not in comp.id, source, f"components[{c}].id", f"an id without '#', got {comp.id!r}")
     index = {c.id: i for i, c in enumerate(spec.components)}
@@ -186,13 +182,6 @@ def load(data: Any, source: str = "<instance>") -> Qm3dkpInstance:
         penalty_cpu=spec.penalty.cpu,
         penalty_bandwidth=spec.penalty.bandwidth,
     )
-
-
-def _unique(ids: list[str], source: str, section: str) -> None:
-    seen: set[str] = set()
-    for position, name in enumerate(ids):
-        require(name not in seen, source, f"{section}[{position}].id", f"a unique id, {name!r} repeats")
-        seen.add(name)
 
 
 # ---------------------------------------------------------------------------------- solutions

@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
+from pydantic import ConfigDict, Field, NonNegativeFloat
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, require_unique, validate
 
 NAME = "latency"
 SENSE = "min"
@@ -49,11 +49,7 @@ TERMS = ("latency", "supervisors", "colocation", "events")
 # --------------------------------------------------------------------------------- the schema
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class OperatorSpec(_Strict):
+class OperatorSpec(Strict):
     id: str = Field(min_length=1)
     cpu: NonNegativeFloat = Field(description="cpu demand in cores")
     memory: NonNegativeFloat = Field(description="memory demand in MB")
@@ -61,28 +57,28 @@ class OperatorSpec(_Strict):
     selectivity: NonNegativeFloat | None = Field(None, description="events emitted per input event (default 1)")
 
 
-class EdgeSpec(_Strict):
+class EdgeSpec(Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     source: str = Field(alias="from")
     target: str = Field(alias="to")
     events: NonNegativeFloat | None = Field(None, description="t(e), events/s on the edge")
 
 
-class SupervisorSpec(_Strict):
+class SupervisorSpec(Strict):
     id: str = Field(min_length=1)
     cpu: NonNegativeFloat = Field(description="cpu capacity in cores")
     memory: NonNegativeFloat = Field(description="memory capacity in MB")
     coordinates: list[float] | None = Field(None, min_length=1, description="position in the latency space (ms)")
 
 
-class WeightsSpec(_Strict):
+class WeightsSpec(Strict):
     latency: NonNegativeFloat = 1e-6
     supervisors: NonNegativeFloat = 1.0
     colocation: NonNegativeFloat = 1.0
     events: NonNegativeFloat = 1.0
 
 
-class LatencySpec(_Strict):
+class LatencySpec(Strict):
     problem: Literal["latency"]
     name: str = "unnamed"
     operators: list[OperatorSpec] = Field(min_length=1)
@@ -93,7 +89,7 @@ class LatencySpec(_Strict):
     weights: WeightsSpec = WeightsSpec()
 
 
-class SolutionSpec(_Strict):
+class SolutionSpec(Strict):
     assignment: dict[str, str]
 
 
@@ -183,8 +179,8 @@ def load(data: Any, source: str = "<instance>") -> LatencyInstance:
 def compile_spec(spec: LatencySpec, source: str) -> LatencyInstance:
     ops = [o.id for o in spec.operators]
     sups = [s.id for s in spec.supervisors]
-    _unique(ops, source, "operators")
-    _unique(sups, source, "supervisors")
+    require_unique(ops, source, "operators")
+    require_unique(sups, source, "supervisors")
     op_index = {o: i for i, o in enumerate(ops)}
 
     edges: list[tuple[int, int]] = []
@@ -338,13 +334,6 @@ def _latency_matrix(spec: LatencySpec, source: str) -> tuple[tuple[tuple[float, 
         )
         points.append(point)
     return tuple(tuple(math.dist(p, q) for q in points) for p in points), "coordinates"
-
-
-def _unique(ids: list[str], source: str, section: str) -> None:
-    seen: set[str] = set()
-    for position, name in enumerate(ids):
-        require(name not in seen, source, f"{section}[{position}].id", f"a unique id, {name!r} repeats")
-        seen.add(name)
 
 
 # ---------------------------------------------------------------------------------- solutions

@@ -49,10 +49,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt
+from pydantic import ConfigDict, Field, NonNegativeFloat, NonNegativeInt
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, validate
 
 NAME = "pathmap"
 SENSE = "min"
@@ -61,21 +61,17 @@ LINK_KINDS = ("dedicated", "public")
 # --------------------------------------------------------------------------------- the schema
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 FiniteNonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 """Costs, delays and requirements; a capacity or a link bandwidth may be infinite (unlimited)."""
 
 
-class ServerSpec(_Strict):
+class ServerSpec(Strict):
     id: str = Field(min_length=1)
     capacity: NonNegativeFloat = Field(description="C_av(v): available cpu")
     services: list[str] = Field(default_factory=list, description="S(v): the services the server hosts")
 
 
-class LinkSpec(_Strict):
+class LinkSpec(Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     source: str = Field(alias="from")
     target: str = Field(alias="to")
@@ -85,13 +81,13 @@ class LinkSpec(_Strict):
     kind: Literal["dedicated", "public"] = "dedicated"
 
 
-class ComponentSpec(_Strict):
+class ComponentSpec(Strict):
     id: str = Field(min_length=1)
     service: str = Field(min_length=1)
     cpu: FiniteNonNegative = Field(description="C_req(v_i)")
 
 
-class TaskSpec(_Strict):
+class TaskSpec(Strict):
     source: str = Field(description="server of the data source s_J")
     sink: str = Field(description="server of the delivery node t_J")
     components: list[ComponentSpec] = Field(min_length=1)
@@ -99,7 +95,7 @@ class TaskSpec(_Strict):
     max_null: NonNegativeInt = Field(1, description="forwarding-only servers allowed between consecutive components")
 
 
-class PathmapSpec(_Strict):
+class PathmapSpec(Strict):
     problem: Literal["pathmap"]
     name: str = "unnamed"
     servers: list[ServerSpec] = Field(min_length=1)
@@ -107,7 +103,7 @@ class PathmapSpec(_Strict):
     task: TaskSpec
 
 
-class SolutionSpec(_Strict):
+class SolutionSpec(Strict):
     nodes: dict[str, str]
     paths: list[list[str]]
 

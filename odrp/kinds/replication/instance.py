@@ -29,15 +29,14 @@ ODP (operator placement without replication) is the special case with every k_i 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
+from pydantic import ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, require_unique, validate
 
 NAME = "odrp"
 SENSE = "max"
@@ -47,11 +46,7 @@ NETWORK_METRICS = ("traffic", "usage", "elastic_energy")
 # --------------------------------------------------------------------------------- the schema
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class OperatorSpec(_Strict):
+class OperatorSpec(Strict):
     id: str = Field(min_length=1)
     service_rate: PositiveFloat | None = Field(None, description="mu_i in tuples/s (M/M/1 latency)")
     latency: NonNegativeFloat | None = Field(None, description="fixed, load-independent latency in s")
@@ -62,7 +57,7 @@ class OperatorSpec(_Strict):
     input_rate: NonNegativeFloat = Field(0.0, description="tuples/s entering a source operator")
 
 
-class StreamSpec(_Strict):
+class StreamSpec(Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     source: str = Field(alias="from")
     target: str = Field(alias="to")
@@ -70,14 +65,14 @@ class StreamSpec(_Strict):
     bytes_per_tuple: NonNegativeFloat = Field(1.0, description="b_(i,j)")
 
 
-class NodeSpec(_Strict):
+class NodeSpec(Strict):
     id: str = Field(min_length=1)
     capacity: NonNegativeFloat = Field(description="Res_u")
     speedup: PositiveFloat = 1.0
     availability: float = Field(1.0, gt=0.0, le=1.0)
 
 
-class LinkSpec(_Strict):
+class LinkSpec(Strict):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     source: str = Field(alias="from")
     target: str = Field(alias="to")
@@ -86,20 +81,20 @@ class LinkSpec(_Strict):
     cost: NonNegativeFloat = Field(0.0, description="C_(u,v) per tuple")
 
 
-class WeightsSpec(_Strict):
+class WeightsSpec(Strict):
     response_time: NonNegativeFloat = 0.0
     availability: NonNegativeFloat = 0.0
     cost: NonNegativeFloat = 0.0
     network: NonNegativeFloat = 0.0
 
 
-class ObjectiveSpec(_Strict):
+class ObjectiveSpec(Strict):
     weights: WeightsSpec = WeightsSpec(response_time=1.0)
     network_metric: Literal["traffic", "usage", "elastic_energy"] = "traffic"
     bounds: dict[Literal["response_time", "availability", "cost", "network"], tuple[float, float]] = {}
 
 
-class OdrpSpec(_Strict):
+class OdrpSpec(Strict):
     problem: Literal["odrp"]
     name: str = "unnamed"
     operators: list[OperatorSpec] = Field(min_length=1)
@@ -109,7 +104,7 @@ class OdrpSpec(_Strict):
     objective: ObjectiveSpec = ObjectiveSpec()
 
 
-class SolutionSpec(_Strict):
+class SolutionSpec(Strict):
     placement: dict[str, dict[str, int]]
 
 
@@ -263,8 +258,8 @@ def load(data: Any, source: str = "<instance>") -> OdrpInstance:
 def compile_spec(spec: OdrpSpec, source: str) -> OdrpInstance:
     ops = [o.id for o in spec.operators]
     nodes = [n.id for n in spec.nodes]
-    _unique(ops, source, "operators", "id")
-    _unique(nodes, source, "nodes", "id")
+    require_unique(ops, source, "operators", "id")
+    require_unique(nodes, source, "nodes", "id")
     op_index = {o: i for i, o in enumerate(ops)}
     node_index = {n: u for u, n in enumerate(nodes)}
 
@@ -390,13 +385,6 @@ def compile_spec(spec: OdrpSpec, source: str) -> OdrpInstance:
         "an acyclic graph of operators (found a cycle)",
     )
     return instance
-
-
-def _unique(ids: Iterable[str], source: str, section: str, key: str) -> None:
-    seen: set[str] = set()
-    for position, name in enumerate(ids):
-        require(name not in seen, source, f"{section}[{position}].{key}", f"a unique {key}, {name!r} repeats")
-        seen.add(name)
 
 
 # ---------------------------------------------------------------------------------- solutions

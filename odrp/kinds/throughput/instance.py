@@ -31,15 +31,15 @@ Solution JSON: ``{"instances": {component: {machine: count}}}``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat
+from pydantic import Field, NonNegativeFloat
 
 from odrp.core.errors import InputError
-from odrp.core.kind import require, validate
+from odrp.core.kind import Strict, require, require_unique, validate
 
 NAME = "throughput"
 SENSE = "max"
@@ -50,30 +50,26 @@ FEASIBILITY_TOL = 1e-9
 # --------------------------------------------------------------------------------- the schema
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ComponentSpec(_Strict):
+class ComponentSpec(Strict):
     id: str = Field(min_length=1)
     alpha: NonNegativeFloat = Field(1.0, description="output tuples per input tuple (the paper's alpha)")
     max_instances: int | None = Field(None, ge=1, description="upper bound on N_c (default unbounded)")
     parallelism: int = Field(1, ge=1, description="Storm's parallelism hint (tasks for storm_default)")
 
 
-class MachineSpec(_Strict):
+class MachineSpec(Strict):
     id: str = Field(min_length=1)
     type: str = Field(min_length=1, description="machine type, a key of each component's profile")
     capacity: NonNegativeFloat = Field(DEFAULT_CAPACITY, description="MAC_w in percent CPU")
     max_tasks: int | None = Field(None, ge=0, description="k_j: tasks the machine runs at most")
 
 
-class ProfileEntry(_Strict):
+class ProfileEntry(Strict):
     exec_time: NonNegativeFloat = Field(description="e: percent CPU per tuple/s of one instance's input")
     overhead: NonNegativeFloat = Field(description="MET: fixed percent CPU of one instance")
 
 
-class ThroughputSpec(_Strict):
+class ThroughputSpec(Strict):
     problem: Literal["throughput"]
     name: str = "unnamed"
     components: list[ComponentSpec] = Field(min_length=1)
@@ -82,7 +78,7 @@ class ThroughputSpec(_Strict):
     profile: dict[str, dict[str, ProfileEntry]]
 
 
-class SolutionSpec(_Strict):
+class SolutionSpec(Strict):
     instances: dict[str, dict[str, int]]
 
 
@@ -179,8 +175,8 @@ def load(data: Any, source: str = "<instance>") -> ThroughputInstance:
 def compile_spec(spec: ThroughputSpec, source: str) -> ThroughputInstance:
     comps = [c.id for c in spec.components]
     machines = [m.id for m in spec.machines]
-    _unique(comps, source, "components")
-    _unique(machines, source, "machines")
+    require_unique(comps, source, "components")
+    require_unique(machines, source, "machines")
     index = {c: i for i, c in enumerate(comps)}
 
     edges: list[tuple[int, int]] = []
@@ -262,13 +258,6 @@ def compile_spec(spec: ThroughputSpec, source: str) -> ThroughputInstance:
         f"times its input is 0 ({_describe(instance, witness)}) within every overhead and task limit",
     )
     return instance
-
-
-def _unique(ids: Iterable[str], source: str, section: str) -> None:
-    seen: set[str] = set()
-    for position, name in enumerate(ids):
-        require(name not in seen, source, f"{section}[{position}].id", f"a unique id, {name!r} repeats")
-        seen.add(name)
 
 
 def _topological_order(n: int, edges: list[tuple[int, int]]) -> list[int] | None:
