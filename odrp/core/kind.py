@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -72,6 +72,40 @@ def require_unique(ids: Iterable[str], source: str, section: str, key: str = "id
     for position, name in enumerate(ids):
         require(name not in seen, source, f"{section}[{position}].{key}", f"a unique {key}, {name!r} repeats")
         seen.add(name)
+
+
+def parse_counts(
+    given: dict[str, dict[str, int]],
+    outer: Sequence[str],
+    inner: Sequence[str],
+    source: str,
+    section: str,
+    words: tuple[str, str, str],
+) -> list[dict[int, int]]:
+    """A solution's ``{outer id: {inner id: count}}`` as one ``{inner index: count}`` per outer index.
+
+    Zero counts are left out. An unknown id or a negative count is bad input naming
+    ``section.OUTER.INNER``; ``words`` names the two kinds of id and the count, for the message
+    (``("operator", "node", "replica count")``).
+    """
+    outer_index = {name: k for k, name in enumerate(outer)}
+    inner_index = {name: k for k, name in enumerate(inner)}
+    out: list[dict[int, int]] = [{} for _ in outer]
+    for a, row in given.items():
+        require(a in outer_index, source, f"{section}.{a}", f"a known {words[0]}")
+        for b, count in row.items():
+            require(b in inner_index, source, f"{section}.{a}.{b}", f"a known {words[1]}")
+            require(count >= 0, source, f"{section}.{a}.{b}", f"a {words[2]} >= 0, got {count}")
+            if count:
+                out[outer_index[a]][inner_index[b]] = count
+    return out
+
+
+def counts_json(
+    counts: Sequence[dict[int, int]], outer: Sequence[str], inner: Sequence[str]
+) -> dict[str, dict[str, int]]:
+    """The inverse of :func:`parse_counts`: ``{outer id: {inner id: count}}`` without zero counts."""
+    return {outer[a]: {inner[b]: int(n) for b, n in sorted(row.items()) if n} for a, row in enumerate(counts)}
 
 
 def field_path(loc: tuple[Any, ...]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import pyomo.environ as pyo
 from pyomo.opt import SolverStatus, TerminationCondition
 
-from odrp.core.result import Status, relative_gap
+from odrp.core.result import Status
 from odrp.core.solvers.run import SolverRun, model_sense
 
 
@@ -98,14 +98,14 @@ def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, wa
         status = "feasible"
     else:
         status = "error"
-    return SolverRun(
-        solver=version(),
-        status=status,
-        objective=objective,
-        bound=bound,
-        gap=relative_gap(objective, bound, sense),
-        runtime_s=runtime,
-        message="" if status != "error" else f"CBC ended with {tc}",
+    return SolverRun.ended(
+        version(),
+        status,
+        objective,
+        bound,
+        sense,
+        runtime,
+        error=f"CBC ended with {tc}",
         warm_start=_cbc_start_report(log) if warm_start else None,
     )
 

@@ -195,14 +195,8 @@ def run_cpsat(
         status = "feasible"
     else:
         status = "error"
-    run = SolverRun(
-        solver=version(),
-        status=status,
-        objective=objective,
-        bound=bound,
-        gap=gap,
-        runtime_s=runtime,
-        message="" if status != "error" else f"CP-SAT ended with {solver.StatusName(code)}",
+    run = SolverRun.ended(
+        version(), status, objective, bound, sense, runtime, error=f"CP-SAT ended with {solver.StatusName(code)}"
     )
     return run, solver
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyomo.environ as pyo
 
-from odrp.core.result import Status, relative_gap
+from odrp.core.result import Status
 from odrp.core.solvers.run import DEFAULT_MIP_GAP, SolverRun, c_stdout_silenced, model_sense
 
 
@@ -116,15 +116,14 @@ def solve(
         status = "feasible"
     else:
         status = "error"
-    sense = model_sense(model)
-    return SolverRun(
-        solver=version(),
-        status=status,
-        objective=objective,
-        bound=bound,
-        gap=relative_gap(objective, bound, sense),
-        runtime_s=runtime,
-        message="" if status != "error" else f"HiGHS ended with {tc.name}",
+    return SolverRun.ended(
+        version(),
+        status,
+        objective,
+        bound,
+        model_sense(model),
+        runtime,
+        error=f"HiGHS ended with {tc.name}",
         warm_start=_highs_start_report(results.solver_log or "") if warm_start else None,
     )
 
@@ -172,12 +171,5 @@ def run_highspy(
         status = "feasible"
     else:
         status = "error"
-    return SolverRun(
-        solver=version(),
-        status=status,
-        objective=objective,
-        bound=bound,
-        gap=relative_gap(objective, bound, sense),
-        runtime_s=runtime,
-        message="" if status != "error" else f"HiGHS ended with {highs.modelStatusToString(model_status)}",
-    )
+    error = f"HiGHS ended with {highs.modelStatusToString(model_status)}"
+    return SolverRun.ended(version(), status, objective, bound, sense, runtime, error=error)

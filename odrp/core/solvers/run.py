@@ -13,7 +13,7 @@ from typing import Any
 
 import pyomo.environ as pyo
 
-from odrp.core.result import Status
+from odrp.core.result import Status, relative_gap
 
 SOLVERS = ("highs", "cbc", "cpsat")
 DEFAULT_SOLVER = "highs"
@@ -35,6 +35,23 @@ class SolverRun:
     """With a MIP start: ``accepted`` (the solver took it as an incumbent; None if its log does
     not say), the start's ``objective`` as the solver computed it, and the solver's ``log`` lines
     about it."""
+
+    @classmethod
+    def ended(
+        cls,
+        solver: str,
+        status: Status,
+        objective: float | None,
+        bound: float | None,
+        sense: str,
+        runtime_s: float,
+        error: str = "",
+        warm_start: dict[str, Any] | None = None,
+    ) -> SolverRun:
+        """A finished run: its gap from the incumbent and the bound; ``error`` is its message if it failed."""
+        gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
+        message = error if status == "error" else ""
+        return cls(solver, status, objective, bound, gap, runtime_s, message, warm_start)
 
     @property
     def has_solution(self) -> bool:

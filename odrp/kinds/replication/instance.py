@@ -35,8 +35,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
-from odrp.core.errors import InputError
-from odrp.core.kind import Strict, require, require_unique, validate
+from odrp.core.kind import Strict, counts_json, parse_counts, require, require_unique, validate
 
 NAME = "odrp"
 SENSE = "max"
@@ -393,27 +392,10 @@ def compile_spec(spec: OdrpSpec, source: str) -> OdrpInstance:
 def parse_solution(instance: OdrpInstance, data: Any, source: str = "<solution>") -> Placement:
     """Read ``{"placement": {op: {node: count}}}``; unknown names and non-counts are bad input."""
     spec = validate(SolutionSpec, data, source)
-    op_index = {o: i for i, o in enumerate(instance.operators)}
-    node_index = {n: u for u, n in enumerate(instance.nodes)}
-    placement: Placement = [{} for _ in instance.operators]
-    for op, nodes in spec.placement.items():
-        if op not in op_index:
-            raise InputError(source, f"placement.{op}", "a known operator")
-        for node, count in nodes.items():
-            if node not in node_index:
-                raise InputError(source, f"placement.{op}.{node}", "a known node")
-            if count < 0:
-                raise InputError(source, f"placement.{op}.{node}", f"a replica count >= 0, got {count}")
-            if count:
-                placement[op_index[op]][node_index[node]] = count
-    return placement
+    words = ("operator", "node", "replica count")
+    return parse_counts(spec.placement, instance.operators, instance.nodes, source, "placement", words)
 
 
 def solution_json(instance: OdrpInstance, placement: Placement) -> dict[str, Any]:
     """The solution JSON of a placement (operator and node ids, counts)."""
-    return {
-        "placement": {
-            instance.operators[i]: {instance.nodes[u]: int(c) for u, c in sorted(p.items()) if c}
-            for i, p in enumerate(placement)
-        }
-    }
+    return {"placement": counts_json(placement, instance.operators, instance.nodes)}

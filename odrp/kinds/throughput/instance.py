@@ -38,8 +38,7 @@ from typing import Any, Literal
 
 from pydantic import Field, NonNegativeFloat
 
-from odrp.core.errors import InputError
-from odrp.core.kind import Strict, require, require_unique, validate
+from odrp.core.kind import Strict, counts_json, parse_counts, require, require_unique, validate
 
 NAME = "throughput"
 SENSE = "max"
@@ -345,27 +344,10 @@ def instance_count_vectors(inst: ThroughputInstance) -> Iterator[tuple[int, ...]
 def parse_solution(inst: ThroughputInstance, data: Any, source: str = "<solution>") -> Counts:
     """Read ``{"instances": {component: {machine: count}}}``; unknown names and negative counts are bad input."""
     spec = validate(SolutionSpec, data, source)
-    comp_index = {c: i for i, c in enumerate(inst.components)}
-    machine_index = {m: w for w, m in enumerate(inst.machines)}
-    counts: Counts = [{} for _ in inst.components]
-    for comp, per_machine in spec.instances.items():
-        if comp not in comp_index:
-            raise InputError(source, f"instances.{comp}", "a known component")
-        for machine, count in per_machine.items():
-            if machine not in machine_index:
-                raise InputError(source, f"instances.{comp}.{machine}", "a known machine")
-            if count < 0:
-                raise InputError(source, f"instances.{comp}.{machine}", f"an instance count >= 0, got {count}")
-            if count:
-                counts[comp_index[comp]][machine_index[machine]] = count
-    return counts
+    words = ("component", "machine", "instance count")
+    return parse_counts(spec.instances, inst.components, inst.machines, source, "instances", words)
 
 
 def solution_json(inst: ThroughputInstance, counts: Counts) -> dict[str, Any]:
     """The solution JSON of a placement (component and machine ids, counts)."""
-    return {
-        "instances": {
-            inst.components[c]: {inst.machines[w]: int(n) for w, n in sorted(per.items()) if n}
-            for c, per in enumerate(counts)
-        }
-    }
+    return {"instances": counts_json(counts, inst.components, inst.machines)}

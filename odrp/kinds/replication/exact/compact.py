@@ -116,7 +116,7 @@ def build(inst: OdrpInstance, settings: OdrpSettings | None = None) -> pyo.Concr
         r = _response_time(m, inst, counts, levels, used, share, settings)
         terms.append(w["response_time"] * inst.normalised("response_time", r))
     if w["availability"] > 0:
-        terms.append(w["availability"] * inst.normalised("availability", _log_availability(m, inst, used)))
+        terms.append(w["availability"] * inst.normalised("availability", log_availability(m, inst, used)))
     cost_weight = w["cost"] > 0
     network_weight = w["network"] > 0
     if cost_weight or network_weight:
@@ -288,7 +288,9 @@ def round_trips(inst: OdrpInstance) -> list[dict[int, float]]:
     return out
 
 
-def _log_availability(m, inst: OdrpInstance, used):
+def log_availability(m, inst: OdrpInstance, used):
+    """log A of eqs. (15)-(16) as a linear expression: a node or link activation for every lossy node and link,
+    at least ``used(i, u)`` (operator i on node u) for each operator on the node and each stream across the link."""
     ops = range(inst.n_operators)
     lossy_nodes = [u for u in range(inst.n_nodes) if inst.node_availability[u] < 1]
     m.node_on = pyo.Var(lossy_nodes, bounds=(0, 1))

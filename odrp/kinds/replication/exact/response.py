@@ -47,11 +47,9 @@ three are switched by fields of :class:`~odrp.kinds.replication.exact.settings.O
 
 from __future__ import annotations
 
-import math
-
 import pyomo.environ as pyo
 
-from odrp.kinds.replication.exact.compact import response_time_rows, round_trip_rows, round_trips
+from odrp.kinds.replication.exact.compact import log_availability, response_time_rows, round_trip_rows, round_trips
 from odrp.kinds.replication.exact.reduction import lower_bounds
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement
@@ -118,7 +116,10 @@ def build(
             m.r.setub(max_response_time)
         terms.append(inst.weights["response_time"] * inst.normalised("response_time", r))
     if inst.weights["availability"] > 0:
-        terms.append(inst.weights["availability"] * inst.normalised("availability", _log_availability(m, inst)))
+        terms.append(
+            inst.weights["availability"]
+            * inst.normalised("availability", log_availability(m, inst, lambda i, u: m.o[i, u]))
+        )
     m.utility = pyo.Objective(expr=sum(terms) if terms else 0.0, sense=pyo.maximize)
     return m
 
@@ -190,28 +191,6 @@ def _round_trip_bounds(m, inst: OdrpInstance, share) -> None:
     for i in range(inst.n_operators):
         if len(trip[i]) > 1 and any(rt > 0 for rt in trip[i].values()):
             m.round_trip.add(m.r >= through[i] + sum(rt * share[i, u] for u, rt in trip[i].items()))
-
-
-def _log_availability(m, inst: OdrpInstance):
-    ops = range(inst.n_operators)
-    lossy_nodes = [u for u in range(inst.n_nodes) if inst.node_availability[u] < 1]
-    m.node_on = pyo.Var(lossy_nodes, bounds=(0, 1))
-    m.node_activation = pyo.Constraint(
-        [(u, i) for u in lossy_nodes for i in ops if u in inst.candidates[i]],
-        rule=lambda m, u, i: m.node_on[u] >= m.o[i, u],
-    )
-    lossy_links = sorted({ell for ell, a in enumerate(inst.link_availability) if a < 1})
-    m.link_on = pyo.Var(lossy_links, bounds=(0, 1))
-    m.link_activation = pyo.ConstraintList()
-    for st in inst.streams:
-        for u in inst.candidates[st.source]:
-            for v in inst.candidates[st.target]:
-                if u != v and inst.link_availability[inst.link_id[u][v]] < 1:
-                    ell = inst.link_id[u][v]
-                    m.link_activation.add(m.link_on[ell] >= m.o[st.source, u] + m.o[st.target, v] - 1)
-    return sum(math.log(inst.node_availability[u]) * m.node_on[u] for u in lossy_nodes) + sum(
-        math.log(inst.link_availability[ell]) * m.link_on[ell] for ell in lossy_links
-    )
 
 
 def placement(m: pyo.ConcreteModel, inst: OdrpInstance) -> Placement:

@@ -17,8 +17,6 @@ from odrp.kinds.throughput.exact.bounds import FluidModels
 from odrp.kinds.throughput.exact.config_bound import Tables
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 
-_DEFAULTS = ThroughputSettings()
-
 
 @dataclass
 class Cache:
@@ -32,7 +30,7 @@ class Cache:
     """The level search's checks on its big components."""
 
     @classmethod
-    def of(cls, settings: ThroughputSettings = _DEFAULTS) -> Cache:
+    def of(cls, settings: ThroughputSettings = ThroughputSettings()) -> Cache:
         """An empty cache sized by ``settings``."""
         fluid = FluidModels(settings.configuration.fluid_kept)
         return cls(fluid, Tables(settings.configuration, fluid), BigChecks(settings.level_search))

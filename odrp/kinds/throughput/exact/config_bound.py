@@ -57,8 +57,6 @@ from odrp.kinds.throughput.exact.bounds import FluidModels, count_range, fluid_c
 from odrp.kinds.throughput.exact.settings import ConfigurationSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, ThroughputInstance
 
-_CONFIGURATION = ConfigurationSettings()
-
 MARGIN = 1e-7
 """D(u) - P(u) must exceed this, relative to sum u, to count as a proof (rounding of floats)."""
 POSITIVE = 1e-12
@@ -200,7 +198,9 @@ class Tables:
     a level search at one rate share a table and a pool. At most ``settings.tables_kept`` rates are kept (the one
     used least recently is forgotten first). ``fluid``: the fluid LPs that narrow every LP's levels."""
 
-    def __init__(self, settings: ConfigurationSettings = _CONFIGURATION, fluid: FluidModels | None = None) -> None:
+    def __init__(
+        self, settings: ConfigurationSettings = ConfigurationSettings(), fluid: FluidModels | None = None
+    ) -> None:
         self.settings = settings
         self.fluid = FluidModels(settings.fluid_kept) if fluid is None else fluid
         self._tables: dict[tuple[int, float, int], tuple[ThroughputInstance, _Table]] = {}

@@ -38,8 +38,6 @@ from odrp.kinds.throughput.exact.dive import Pool, dive, missing
 from odrp.kinds.throughput.exact.settings import DescentSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-_DESCENT = DescentSettings()
-
 ZERO = 1e-7
 """An LP value at or below this counts as no machine missing."""
 
@@ -50,7 +48,7 @@ def search(
     deadline: float | None,
     seed: int = 0,
     found: Callable[[Counts], None] | None = None,
-    settings: DescentSettings = _DESCENT,
+    settings: DescentSettings = DescentSettings(),
 ) -> tuple[Counts, dict[str, float]]:
     """The best placement found from ``counts`` (a feasible placement) until ``deadline`` (wall clock) or
     until the step falls below ``settings.min_step``; with the numbers of LPs, dives and improvements.
@@ -93,7 +91,7 @@ def multistart(
     starts: int | None = None,
     found: Callable[[Counts], None] | None = None,
     patience: float | None = None,
-    settings: DescentSettings = _DESCENT,
+    settings: DescentSettings = DescentSettings(),
 ) -> tuple[Counts, dict[str, float]]:
     """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
     configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best

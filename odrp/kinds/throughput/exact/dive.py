@@ -38,8 +38,6 @@ from odrp.kinds.throughput.exact.matrix import MatrixModel
 from odrp.kinds.throughput.exact.settings import DiveSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
-_DIVE = DiveSettings()
-
 EPS = 1e-9
 
 Config = dict[int, int]
@@ -237,7 +235,7 @@ def missing(
     levels: list[int],
     pool: Pool | None = None,
     deadline: float | None = None,
-    settings: DiveSettings = _DIVE,
+    settings: DiveSettings = DiveSettings(),
 ) -> float | None:
     """The configuration LP's value at rho and counts ``levels``: how many machines the placement lacks
     in the LP relaxation (0: the dive may succeed; > 0: no placement with these counts sustains rho, up
@@ -257,7 +255,7 @@ def dive(
     levels: list[int],
     deadline: float | None = None,
     pool: Pool | None = None,
-    settings: DiveSettings = _DIVE,
+    settings: DiveSettings = DiveSettings(),
 ) -> Counts | None:
     """A placement with ``levels[c]`` instances of every component that sustains rho, found by diving on
     the configuration LP (None: the dive failed or the deadline passed; this proves nothing)."""

@@ -27,14 +27,12 @@ FEASIBILITY = 1e-9
 """HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
 a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
 
-_DEFAULTS = ThroughputSettings()
-
 
 def solve_highs(
     model: MatrixModel,
     left: float | None,
-    gap: float = _DEFAULTS.subproblem_gap,
-    solutions: int = _DEFAULTS.subproblem_solutions,
+    gap: float = ThroughputSettings.subproblem_gap,
+    solutions: int = ThroughputSettings.subproblem_solutions,
 ) -> tuple[SolverRun, list[float] | None]:
     """The run of HiGHS on ``model`` (at most ``left`` seconds, relative gap ``gap``, stopped after ``solutions``
     improving solutions) and the column values of its solution, if any."""
@@ -48,9 +46,9 @@ def solve_highs(
 def solve(
     model: MatrixModel,
     left: float,
-    gap: float = _DEFAULTS.subproblem_gap,
-    solutions: int = _DEFAULTS.subproblem_solutions,
-    grace: float = _DEFAULTS.child_grace,
+    gap: float = ThroughputSettings.subproblem_gap,
+    solutions: int = ThroughputSettings.subproblem_solutions,
+    grace: float = ThroughputSettings.child_grace,
 ) -> tuple[SolverRun, list[float] | None]:
     """:func:`solve_highs` in a child process; a ``time_limit`` run if it does not answer within ``left`` +
     ``grace`` seconds."""

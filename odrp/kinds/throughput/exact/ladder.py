@@ -53,11 +53,8 @@ from odrp.kinds.throughput.exact.rate_model import BoxSolver, Ranges
 from odrp.kinds.throughput.exact.settings import DiveSettings, LadderSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-_DIVE = DiveSettings()
-_LADDER = LadderSettings()
 
-
-def rung(best: float, bound: float, settings: LadderSettings = _LADDER) -> float:
+def rung(best: float, bound: float, settings: LadderSettings = LadderSettings()) -> float:
     """The next rate to prove out of reach: max(R (1 + lift), B (1 - step)) while that is below B, else
     the bisection point between R and B."""
     target = max(best * (1 + settings.lift), bound * (1 - settings.step))
@@ -204,7 +201,7 @@ def _rung_stats(tree: Tree, proven: bool, aside: int, begin: float) -> dict[str,
 
 
 def leaf_solver(
-    inst: ThroughputInstance, solve_box: BoxSolver, settings: DiveSettings = _DIVE
+    inst: ThroughputInstance, solve_box: BoxSolver, settings: DiveSettings = DiveSettings()
 ) -> Callable[[float | None], BoxSolver]:
     """The ladder's leaves (worker side): P(rho) tried by the dive first (a placement only when its exact rate
     reaches rho), then by ``solve_box`` for at most the given seconds (None: until the deadline). The dives

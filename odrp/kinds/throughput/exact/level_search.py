@@ -67,8 +67,6 @@ from odrp.kinds.throughput.exact.rate_model import BoxSolver, Ranges
 from odrp.kinds.throughput.exact.settings import LevelSearchSettings, ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-_LEVEL_SEARCH = LevelSearchSettings()
-
 __all__ = ["Columns", "HasColumns", "LevelSearch", "NodeResult", "SearchStats", "Tree", "evaluate", "search"]
 
 SPREAD = 1e-6
@@ -139,7 +137,7 @@ def evaluate(
     parent: HasColumns | None,
     solve_box: BoxSolver,
     cache: Cache,
-    settings: LevelSearchSettings = _LEVEL_SEARCH,
+    settings: LevelSearchSettings = LevelSearchSettings(),
     improve: Callable[[Counts], Counts] | None = None,
     deadline: float | None = None,
 ) -> NodeResult:
@@ -279,7 +277,7 @@ class Tree:
         next_rho: Callable[[float], float],
         columns: HasColumns | None,
         processes: int = 1,
-        settings: LevelSearchSettings = _LEVEL_SEARCH,
+        settings: LevelSearchSettings = LevelSearchSettings(),
     ) -> None:
         self.inst = inst
         self.best, self.counts = best, counts
@@ -382,7 +380,7 @@ def search(
     deadline: float | None = None,
     columns: HasColumns | None = None,
     improve: Callable[[Counts], Counts] | None = None,
-    settings: LevelSearchSettings = _LEVEL_SEARCH,
+    settings: LevelSearchSettings = LevelSearchSettings(),
     cache: Cache | None = None,
 ) -> LevelSearch:
     """Prove that no placement reaches rho = ``next_rho(best)``, improving the incumbent on the way;

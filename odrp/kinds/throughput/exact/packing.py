@@ -29,8 +29,6 @@ from odrp.kinds.throughput.exact.bounds import count_range
 from odrp.kinds.throughput.exact.settings import PackingSettings
 from odrp.kinds.throughput.instance import FEASIBILITY_TOL, Counts, ThroughputInstance
 
-_PACKING = PackingSettings()
-
 
 def pack(
     inst: ThroughputInstance,
@@ -86,7 +84,9 @@ def counts_at(
     return None
 
 
-def search(inst: ThroughputInstance, low: float, high: float, settings: PackingSettings = _PACKING) -> Counts | None:
+def search(
+    inst: ThroughputInstance, low: float, high: float, settings: PackingSettings = PackingSettings()
+) -> Counts | None:
     """The best placement found by bisection on rho in (low, high] (``settings.steps`` steps) with every order of
     ``settings.orders`` (each bisection from ``low``: packing is not monotone in rho, a rate one order reaches
     another may skip)."""

@@ -66,8 +66,6 @@ from odrp.kinds.throughput.exact.rate_model import Ranges
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-_DEFAULTS = ThroughputSettings()
-
 _HEADER = struct.Struct("<Q")
 
 
@@ -110,7 +108,7 @@ class Workers:
         inst: ThroughputInstance,
         processes: int,
         solver: str = "cpsat",
-        settings: ThroughputSettings = _DEFAULTS,
+        settings: ThroughputSettings = ThroughputSettings(),
     ) -> None:
         self.inst = inst
         self.processes = processes

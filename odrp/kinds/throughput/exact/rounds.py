@@ -28,8 +28,6 @@ from odrp.kinds.throughput.exact.rate_model import BoxSolver, Ranges
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
-_DEFAULTS = ThroughputSettings()
-
 
 @dataclass
 class RoundResult:
@@ -187,7 +185,7 @@ def _pattern_round(
 def box_solver(
     inst: ThroughputInstance,
     solver: str,
-    settings: ThroughputSettings = _DEFAULTS,
+    settings: ThroughputSettings = ThroughputSettings(),
     fluid: FluidModels | None = None,
     scratch: dict[str, Any] | None = None,
 ) -> BoxSolver:

@@ -21,11 +21,9 @@ from odrp.kinds.throughput.exact import bounds, count_descent, packing, polish
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance, parse_solution
 
-_DEFAULTS = ThroughputSettings()
-
 
 def warm_start(
-    inst: ThroughputInstance, settings: ThroughputSettings = _DEFAULTS
+    inst: ThroughputInstance, settings: ThroughputSettings = ThroughputSettings()
 ) -> tuple[Counts | None, float | None, float | None]:
     """The best of several starts, each improved by block ascent (:func:`.polish.reinsert`): hetero_greedy's
     placement, and the fluid LP's optimum rounded to a placement at each of ``settings.rounding_scales``.
@@ -51,7 +49,7 @@ def warm_start(
 
 
 def packing_start(
-    inst: ThroughputInstance, incumbent: Counts, upper: float, settings: ThroughputSettings = _DEFAULTS
+    inst: ThroughputInstance, incumbent: Counts, upper: float, settings: ThroughputSettings = ThroughputSettings()
 ) -> tuple[Counts, float | None]:
     """The better of ``incumbent`` and the packing search above its rate (:mod:`.packing`, then block
     ascent), and the rate that search reached (None: no placement above the incumbent)."""
@@ -68,7 +66,7 @@ def improved(
     incumbent: Counts,
     deadline: float | None,
     stats: dict[str, Any],
-    settings: ThroughputSettings = _DEFAULTS,
+    settings: ThroughputSettings = ThroughputSettings(),
     starts: int | None = None,
     patience: float | None = None,
 ) -> tuple[Counts, float]:
