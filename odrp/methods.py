@@ -11,17 +11,15 @@ import inspect
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
-from odrp.core.settings import from_options
+from odrp.core.settings import settings_for
 from odrp.core.solvers import DEFAULT_MIP_GAP
 from odrp.registry import KINDS, heuristics
-
-S = TypeVar("S")
 
 
 class UnknownMethod(ValueError):
@@ -76,7 +74,7 @@ def run_method(
     """Run ``method`` on ``instance`` and return the evaluator-checked Result.
 
     ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
-    ``options:``) turned into the method's settings dataclass by :func:`settings_for`, or that
+    ``options:``) turned into the method's settings dataclass by :func:`odrp.core.settings.settings_for`, or that
     dataclass itself. ``warm_start`` (exact only) is a solution JSON handed to the solver as a MIP
     start (see :func:`warm_start_solution`).
     """
@@ -89,19 +87,19 @@ def run_method(
         solver = solver or kind.default_solver
         if solver not in kind.solvers:
             raise UnknownMethod(f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}")
-        settings: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+        call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
         if formulation is not None:
             if formulation not in kind.formulations:
                 expected = "|".join(kind.formulations) or "none"
                 raise UnknownMethod(f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}")
-            settings["formulation"] = formulation
+            call["formulation"] = formulation
         if warm_start is not None:
-            settings["warm_start"] = warm_start
+            call["warm_start"] = warm_start
         if kind.settings is not None:
-            settings["settings"] = settings_for(kind.settings, options)
+            call["settings"] = settings_for(kind.settings, options)
         else:
             _refuse_options(options, f"the exact method of {kind.name}")
-        outcome = kind.exact(instance, **settings)
+        outcome = kind.exact(instance, **call)
         runtime = time.perf_counter() - start
         run = outcome.run
         return judge(
@@ -139,19 +137,6 @@ def run_method(
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
         scores_itself=heuristic.scores_itself,
     )
-
-
-def settings_for(
-    cls: type[S], options: S | Mapping[str, Any] | None, *, source: str = "command line", where: str = "--param"
-) -> S:
-    """A method's settings: ``options`` itself when it is already a ``cls``, else ``cls`` built from the mapping.
-
-    A name that is no setting of the method, or a value that does not fit, is bad input naming
-    ``where.NAME`` (see :func:`odrp.core.settings.from_options`).
-    """
-    if isinstance(options, cls):
-        return options
-    return from_options(cls, dict(options or {}), source=source, where=where)  # type: ignore[arg-type]
 
 
 def _refuse_options(options: Any, what: str, *, source: str = "command line", where: str = "--param") -> None:

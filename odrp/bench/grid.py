@@ -56,8 +56,8 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFlo
 
 from odrp.core.errors import InputError, read_text
 from odrp.core.kind import ProblemKind, require, validate
+from odrp.core.settings import settings_for
 from odrp.io import read_json
-from odrp.methods import settings_for
 from odrp.registry import KINDS, heuristics, load_plugins
 
 # ------------------------------------------------------------------------------------- the schema

@@ -68,6 +68,15 @@ def from_options(
     return cls(**values)
 
 
+def settings_for(
+    cls: type[S], options: S | Mapping[str, Any] | None, *, source: str = "command line", where: str = "--param"
+) -> S:
+    """A method's settings: ``options`` if it is already a ``cls``, else :func:`from_options` of the mapping."""
+    if isinstance(options, cls):
+        return options
+    return from_options(cls, dict(options or {}), source=source, where=where)  # type: ignore[arg-type]
+
+
 def _is_settings(hint: Any) -> bool:
     return isinstance(hint, type) and dataclasses.is_dataclass(hint)
 
