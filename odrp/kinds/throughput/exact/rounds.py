@@ -132,7 +132,7 @@ def solve_round(
         matrix = rate_model.build_matrix(inst, rm, settings.symmetry)
         record.update(matrix.model.size())
         record.update(items=len(rm.items), model_s=time.perf_counter() - built)
-        run, values = _solve_matrix(matrix.model, solver, _left(deadline), settings)
+        run, values = solve_matrix(matrix.model, solver, _left(deadline), settings)
         counts = rate_model.decode_matrix(matrix, values, inst.n_components) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
     if rm.subset:  # a relaxation: what it places is the kept components only
@@ -173,7 +173,7 @@ def _pattern_round(
     else:
         matrix = patterns.build_matrix(inst, pm, settings.symmetry)
         record.update(matrix.model.size())
-        run, values = _solve_matrix(matrix.model, solver, _left(deadline), settings)
+        run, values = solve_matrix(matrix.model, solver, _left(deadline), settings)
         counts = patterns.decode_matrix(matrix, pm, values) if values is not None else None
     record.update(status=run.status, seconds=time.perf_counter() - begin)
     if counts is not None:
@@ -222,7 +222,7 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
-def _solve_matrix(
+def solve_matrix(
     model: MatrixModel, solver: str, left: float | None, settings: ThroughputSettings
 ) -> tuple[SolverRun, list[float] | None]:
     """One P(rho) in matrix form with HiGHS (highspy, tight feasibility tolerances) or CBC (Pyomo): the run and

@@ -75,7 +75,16 @@ from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, SolverRun, solver_version
 from odrp.core.solvers.cpsat import version as cpsat_version
 from odrp.kinds.throughput.evaluator import evaluate, rate
-from odrp.kinds.throughput.exact import bounds, config_bound, ladder, level_search, parallel, pattern_bound, patterns
+from odrp.kinds.throughput.exact import (
+    bounds,
+    config_bound,
+    ladder,
+    level_search,
+    parallel,
+    pattern_bound,
+    patterns,
+    textbook,
+)
 from odrp.kinds.throughput.exact.cache import Cache
 from odrp.kinds.throughput.exact.config_bound import HasColumns
 from odrp.kinds.throughput.exact.polish import improve
@@ -86,7 +95,7 @@ from odrp.kinds.throughput.exact.targets import Targets, bisecting
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance, parse_solution, solution_json
 
 SOLVERS = ("highs", "cbc", "cpsat")
-FORMULATIONS = ("auto", "patterns", "levels")
+FORMULATIONS = ("auto", "patterns", "levels", "textbook")
 SOLVER = "cpsat"
 """The default solver (measured fastest at paper size; ``benchmarks/throughput.py --part paper``)."""
 MIN_GAP = 1e-9
@@ -113,6 +122,10 @@ def solve(
     becomes likely and killed when ``solve`` returns or raises.
     """
     settings = ThroughputSettings() if settings is None else settings
+    if formulation == "textbook":
+        if solver not in SOLVERS:
+            raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
+        return textbook.solve(inst, solver, time_limit, mip_gap, fixed_instances, warm_start)
     if settings.processes < 1:
         raise ValueError(f"processes must be at least 1, got {settings.processes}")
     nodes = parallel.Workers(inst, settings.processes, solver, settings) if settings.processes > 1 else None
