@@ -61,6 +61,7 @@ SETS = {
     "mknapcb1": PublishedSet("mknapcb1 (Chu & Beasley)", "mknap_orlib", "orlib-mknap", "mknapcb1.txt"),
     "mkp": PublishedSet("MKP SMALL (Dell'Amico et al.)", "mkp_dellamico_small", "dellamico-mkp", "probT1_*.txt"),
     "qkp100": PublishedSet("QKP n = 100 (Billionnet & Soutif)", "qkp_billionnet_soutif", "bs-qkp", "jeu_100_*.txt"),
+    "qkp200": PublishedSet("QKP n = 200 (Billionnet & Soutif)", "qkp_billionnet_soutif", "bs-qkp", "jeu_200_*.txt"),
     "qkp": PublishedSet("QKP all (Billionnet & Soutif)", "qkp_billionnet_soutif", "bs-qkp", "jeu_*.txt"),
     "qmkp100": PublishedSet("QMKP n = 100 (Hiley & Julstrom)", "qmkp_hiley_julstrom", "hj-qmkp", "jeu_100_*.txt"),
     "qmkp": PublishedSet("QMKP all (Hiley & Julstrom)", "qmkp_hiley_julstrom", "hj-qmkp", "jeu_*.txt"),

@@ -43,7 +43,7 @@ from odrp.kinds.knapsack.instance import (
 from odrp.kinds.knapsack.qm3dkp_evaluator import evaluate as evaluate_qm3dkp
 from odrp.kinds.knapsack.taskview import task_solution, task_view
 
-FORMULATIONS = ("auto", "compact", "patterns")
+FORMULATIONS = ("auto", "textbook", "compact", "patterns")
 """The formulations of every kind of the family."""
 ARCFLOW_FORMULATIONS = (*FORMULATIONS, "arcflow")
 """kp and mkp also have the arc-flow formulation."""

@@ -201,14 +201,19 @@ def multipliers(gap: Gap, deadline: float, max_iterations: int = LagrangianSetti
 
 
 def near_optimal_sets(table: np.ndarray, reduced: np.ndarray, weights: np.ndarray, i: int, capacity: int,
-                      budget: float, limit: int) -> list[tuple[float, tuple[int, ...]]] | None:  # fmt: skip
+                      budget: float, limit: int, deadline: float = math.inf,
+                      ) -> list[tuple[float, tuple[int, ...]]] | None:  # fmt: skip
     """(g_i(S), S) for every set S fitting agent i with g_i(S) = KP_i - reduced(S) <= budget, g ascending
-    (None: more than ``limit``)."""
+    (None: more than ``limit``, or the clock passed ``deadline``)."""
     n = table.shape[0] - 1
     best = table[0, i, capacity]
     out: list[tuple[float, tuple[int, ...]]] = []
     stack: list[tuple[int, int, float, tuple[int, ...]]] = [(0, capacity, 0.0, ())]
+    popped = 0
     while stack:
+        popped += 1
+        if not popped % 4096 and time.perf_counter() > deadline:
+            return None
         j, room, value, items = stack.pop()
         if best - (value + table[j, i, room]) > budget + TOL:
             continue
@@ -223,9 +228,12 @@ def near_optimal_sets(table: np.ndarray, reduced: np.ndarray, weights: np.ndarra
     return sorted(out)
 
 
-def exact_cover(sets: list[list[tuple[float, tuple[int, ...]]]], n: int, budget: float, node_limit: int):
+def exact_cover(
+    sets: list[list[tuple[float, tuple[int, ...]]]], n: int, budget: float, node_limit: int, deadline: float = math.inf
+):
     """One listed set per agent, every item covered once, the gaps g summing to at most ``budget``:
-    ("found", [(agent, set), ...]), ("none", None) when no such choice exists, ("limit", None).
+    ("found", [(agent, set), ...]), ("none", None) when no such choice exists, ("limit", None) past
+    ``node_limit`` nodes, ("time", None) when the clock passed ``deadline``.
 
     Depth first; at each node the agent with the fewest sets still compatible (disjoint from the items
     covered, g within the budget left) is branched on, sets by ascending g. A node is refuted when an
@@ -243,6 +251,8 @@ def exact_cover(sets: list[list[tuple[float, tuple[int, ...]]]], n: int, budget:
         nodes += 1
         if nodes > node_limit:
             raise _NodeLimit
+        if not nodes % 1024 and time.perf_counter() > deadline:
+            raise _OutOfTime
         if not left_agents:
             return [] if covered == full else None
         if refuted.get((covered, left_agents), -math.inf) >= left:
@@ -271,6 +281,8 @@ def exact_cover(sets: list[list[tuple[float, tuple[int, ...]]]], n: int, budget:
         chosen = search(tuple(range(len(sets))), 0, budget)
     except _NodeLimit:
         return "limit", None
+    except _OutOfTime:
+        return "time", None
     if chosen is None:
         return "none", None
     return "found", [(i, sets[i][k][1]) for i, k in chosen]
@@ -278,6 +290,19 @@ def exact_cover(sets: list[list[tuple[float, tuple[int, ...]]]], n: int, budget:
 
 class _NodeLimit(Exception):
     pass
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+@dataclass
+class HandOver:
+    """What the search hands over to the compact model: the bound it proved (family sense) and the
+    best assignment it knows (family counts; None if none)."""
+
+    bound: float
+    counts: np.ndarray | None
 
 
 def partition(gap: Gap, listed: list[list[tuple[float, tuple[int, ...]]]], time_limit: float | None):
@@ -317,9 +342,10 @@ def solve(
     incumbent: np.ndarray | None = None,
     stats: dict[str, Any] | None = None,
     settings: LagrangianSettings | None = None,
-) -> tuple[SolverRun, np.ndarray | None] | float:
+) -> tuple[SolverRun, np.ndarray | None] | HandOver:
     """Solve a GAP-shaped family exactly (module docstring): (run, family counts), or, when the sets get
-    too many or the time runs out, the best proven bound (family sense) for the compact model.
+    too many or the time runs out, a :class:`HandOver` (the bound proven and the best assignment known)
+    for the compact model. Every step checks the clock: the search ends by ``time_limit``.
 
     ``incumbent``: family counts of a known feasible solution; ``stats`` is filled in.
     """
@@ -336,27 +362,45 @@ def solve(
     if incumbent is not None:
         best_value, best_counts = f.sign * f.objective(incumbent), incumbent
     theta = math.floor(bound + TOL)
+
+    def hand_over(why: str) -> HandOver:
+        stats["handed_over"] = why
+        return HandOver(f.sign * theta, best_counts)
+
     for _ in range(settings.max_stages):
         if best_value >= theta - TOL:  # nothing better than the incumbent can exist
             return _finish(f, "optimal", best_value, best_value, best_counts, start, stats)
         budget = bound - theta
-        listed = [
-            near_optimal_sets(table, reduced, gap.weight, i, int(gap.capacity[i]), budget, settings.set_limit)
-            for i in range(gap.m)
-        ]
-        if any(s is None for s in listed) or time.perf_counter() > deadline:
-            stats["handed_over"] = "too many sets" if time.perf_counter() <= deadline else "time limit"
-            return f.sign * theta
+        listed = []
+        for i in range(gap.m):
+            listed.append(
+                near_optimal_sets(
+                    table, reduced, gap.weight, i, int(gap.capacity[i]), budget, settings.set_limit, deadline
+                )
+            )
+            if listed[-1] is None:
+                break
+        if time.perf_counter() > deadline:
+            return hand_over("time limit")
+        if listed[-1] is None:
+            return hand_over("too many sets")
         began = time.perf_counter()
-        how, chosen = exact_cover(listed, gap.n, budget, settings.node_limit)  # type: ignore[arg-type]
+        how, chosen = exact_cover(listed, gap.n, budget, settings.node_limit, deadline)  # type: ignore[arg-type]
         stage = {"theta": f.sign * theta, "sets": sum(len(s) for s in listed), "cover": how}  # type: ignore[arg-type]
+        if how == "time":
+            stats["stages"].append(stage)
+            return hand_over("time limit")
         if how == "limit":  # the set-partitioning MILP decides instead
             left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
             run, chosen = partition(gap, listed, left)  # type: ignore[arg-type]
             stage["partition"] = run.status
             if run.status not in ("optimal", "infeasible"):
                 stats["stages"].append(stage)
-                return f.sign * theta
+                if chosen is not None:
+                    counts = _counts(f, gap, chosen)
+                    if f.sign * f.objective(counts) > best_value:
+                        best_value, best_counts = f.sign * f.objective(counts), counts
+                return hand_over("time limit" if time.perf_counter() > deadline else "partition not finished")
         stage["s"] = time.perf_counter() - began
         stats["stages"].append(stage)
         if chosen is not None:
@@ -367,8 +411,7 @@ def solve(
         if best_value >= theta - TOL:
             return _finish(f, "optimal", best_value, best_value, best_counts, start, stats)
         theta -= 1
-    stats["handed_over"] = f"{settings.max_stages} thresholds refuted"
-    return f.sign * theta
+    return hand_over(f"{settings.max_stages} thresholds refuted")
 
 
 def _counts(f: Family, gap: Gap, chosen: list[tuple[int, tuple[int, ...]]]) -> np.ndarray:

@@ -21,7 +21,8 @@ Notation of :mod:`odrp.kinds.knapsack.family`. Variables and constraints:
                                                              coefficient rewards the product)
       z_t >= o - U_o (1 - v_t)                               (from below, only when it is penalised)
   and the product is sum_t t z_t. For two binaries this is the standard linearisation z <= x_a,
-  z <= x_b (Gallo, Hammer, Simeone 1980; Billionnet and Calmels 1996).
+  z <= x_b (Gallo, Hammer, Simeone 1980; Billionnet and Calmels 1996). ``partner_bounds=False`` uses
+  U_o for every t (the textbook model of :mod:`.textbook`).
 - ``linearisation="glover"``: for binary pairs with a rewarded coefficient, Glover's (1975) compact
   form instead: per item a and knapsack k one w[a, k] <= U x[a, k], w[a, k] <= sum_b q_ab x[b, k],
   with U the sum of a's positive coefficients (n variables per knapsack instead of one per pair).
@@ -75,6 +76,8 @@ class Options:
     """The RLT capacity cuts."""
     symmetry: bool = True
     """The rows ordering identical knapsacks by load."""
+    partner_bounds: bool = True
+    """Bound a product z_t by the copies of its partner that fit beside t copies (U_o(t)); off: by U_o."""
     integer_auxiliaries: bool = False
     """Every auxiliary variable integer (CP-SAT)."""
     objective_bound: float | None = None
@@ -242,7 +245,7 @@ class _Builder:
     def _partner_bound(self, e: tuple, o: tuple, t: int) -> int:
         """Most copies of o beside t copies of e in one knapsack (hard dimensions); U_o at group level."""
         ub = self._slot_ub(o)
-        if e[0] != "k":
+        if e[0] != "k" or not self.options.partner_bounds:
             return ub
         (_, a, k), (_, b, _) = e, o
         for d in self.f.hard:

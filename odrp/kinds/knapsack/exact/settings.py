@@ -93,6 +93,12 @@ class LagrangianSettings:
     """Nodes of the exact cover search before the set-partitioning MILP over the listed sets decides."""
     max_stages: int = field(default=16, metadata={"ge": 0})
     """Thresholds tried before the search hands over (an infeasible GAP has a useless bound)."""
+    auto_items: int = field(default=60, metadata={"ge": 0})
+    """``auto`` runs the search only on a GAP of at most this many items (gap1-12 have 15-60, where it
+    is faster than the textbook model; on gapa-d, 100-200 items, it was slower or found nothing)."""
+    auto_share: float = field(default=0.25, metadata={"ge": 0, "le": 1})
+    """In ``auto`` the search may take this share of the time limit; then it hands its bound and its
+    best assignment over to the compact model (``--formulation lagrangian``: the whole limit)."""
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,16 @@ from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver
 from odrp.core.solvers import solve as solve_model
 from odrp.heuristics import knapsack_search as search
 from odrp.kinds.knapsack.evaluator import evaluator_of
-from odrp.kinds.knapsack.exact import arcflow, bounds, gap_lagrangian, milp, patterns, qkp_reduction, qkp_search
+from odrp.kinds.knapsack.exact import (
+    arcflow,
+    bounds,
+    gap_lagrangian,
+    milp,
+    patterns,
+    qkp_reduction,
+    qkp_search,
+    textbook,
+)
 from odrp.kinds.knapsack.exact.milp import Options, infeasible_classes
 from odrp.kinds.knapsack.exact.settings import ArcFlowSettings, KnapsackSettings, LagrangianSettings
 from odrp.kinds.knapsack.family import Family
@@ -57,7 +66,7 @@ from odrp.kinds.knapsack.mapping import counts_of_solution, family_of, solution_
 
 __all__ = ["FORMULATIONS", "set_start", "solve"]
 
-FORMULATIONS = ("auto", "compact", "patterns", "arcflow", "lagrangian")
+FORMULATIONS = ("auto", "textbook", "compact", "patterns", "arcflow", "lagrangian")
 
 
 def solve(
@@ -80,6 +89,8 @@ def solve(
         raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
     start = time.perf_counter()
+    if formulation == "textbook":
+        return _solve_textbook(instance, solver, time_limit, mip_gap, warm_start, start_objective, start)
     family = family_of(instance, merge_identical=settings.merge_identical)
     if settings.tighten:
         family = bounds.reduce_capacities(family, settings.dp_limit)
@@ -111,20 +122,18 @@ def solve(
         "pairs": family.n_pairs,
         **asdict(options),
     }
-    stuck = infeasible_classes(family)
-    if stuck:
-        names = ", ".join(str(family.classes[c][0]) for c in stuck[:5])
-        message = (
-            f"infeasible: {names} ... fit in no knapsack" if len(stuck) > 5 else f"infeasible: {names} fit nowhere"
-        )
-        run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
-        return ExactOutcome(run, None, stats)
+    infeasible = _infeasible(family, solver, start, stats)
+    if infeasible is not None:
+        return infeasible
+    handed: gap_lagrangian.HandOver | None = None
     if formulation == "lagrangian" or (formulation == "auto" and _lagrangian_pays(family, solver, settings.lagrangian)):
-        found = _solve_lagrangian(family, solver, time_limit, incumbent, start, stats, settings.lagrangian)
-        if not isinstance(found, float):
+        share = 1.0 if formulation == "lagrangian" else settings.lagrangian.auto_share
+        found = _solve_lagrangian(family, solver, time_limit, share, incumbent, start, stats, settings.lagrangian)
+        if not isinstance(found, gap_lagrangian.HandOver):
             return _lagrangian_outcome(instance, family, found, stats, start_objective, incumbent)
-        options = dataclasses.replace(options, objective_bound=found)  # the bound it proved
-        stats["objective_bound"] = found
+        handed = found
+        options = dataclasses.replace(options, objective_bound=found.bound)  # the bound it proved
+        stats["objective_bound"] = found.bound
     reduced, incumbent = _reduction(family, incumbent, settings, time_limit, start, stats)
     setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings)
     if reduced is None:
@@ -137,6 +146,10 @@ def solve(
         stats["search_start"] = family.objective(incumbent)
     if incumbent is not None:
         counts = _better(family, run, counts, incumbent, stats)
+    if handed is not None:
+        _take_handed(family, run, handed, stats)
+        if handed.counts is not None:
+            counts = _better(family, run, counts, handed.counts, stats, "lagrangian")
     if counts is None:
         return ExactOutcome(run, None, stats)
     _rescore(run, family, counts, stats)
@@ -276,12 +289,15 @@ def _search_seconds(time_limit: float | None, settings: KnapsackSettings) -> flo
     return most if time_limit is None else min(most, settings.search_share * time_limit)
 
 
-def _better(family: Family, run: SolverRun, counts: Any, incumbent: Any, stats: dict[str, Any]) -> Any:
-    """The solver's counts, or the warm start where a time-limited solver found nothing as good."""
+def _better(
+    family: Family, run: SolverRun, counts: Any, incumbent: Any, stats: dict[str, Any], source: str = "warm start"
+) -> Any:
+    """The solver's counts, or ``incumbent`` (the warm start, or what an earlier stage found) where a
+    time-limited solver found nothing as good."""
     if run.status not in ("time_limit", "feasible"):
         return counts  # optimal (never below the floor), infeasible or error: the solver's word
     if counts is None or family.sign * (family.objective(incumbent) - family.objective(counts)) > 0:
-        stats["solution_from"] = "warm start"
+        stats["solution_from"] = source
         if run.status == "feasible":
             run.status = "time_limit"
         return incumbent
@@ -336,26 +352,90 @@ def _record_start(family: Family, stats: dict[str, Any], start_objective: float 
 
 
 def _lagrangian_pays(family: Family, solver: str, settings: LagrangianSettings) -> bool:
-    """``auto`` takes the Lagrangian search of :mod:`.gap_lagrangian` for a GAP solved with HiGHS."""
-    return solver == "highs" and gap_lagrangian.applies(family, settings) is None
+    """``auto`` takes the Lagrangian search of :mod:`.gap_lagrangian` for a GAP solved with HiGHS with at
+    most ``auto_items`` items (where it was measured to help; docs/methods/knapsack.md)."""
+    return (
+        solver == "highs"
+        and int(family.count.sum()) <= settings.auto_items
+        and gap_lagrangian.applies(family, settings) is None
+    )
 
 
 def _solve_lagrangian(
     family: Family,
     solver: str,
     time_limit: float | None,
+    share: float,
     incumbent: Any,
     started: float,
     stats: dict[str, Any],
     settings: LagrangianSettings,
-) -> tuple[SolverRun, Any] | float:
-    """The search of :mod:`.gap_lagrangian`, or the bound it proved when it hands over to the compact model."""
+) -> tuple[SolverRun, Any] | gap_lagrangian.HandOver:
+    """The search of :mod:`.gap_lagrangian` for ``share`` of the time left, or what it hands over to the
+    compact model (the bound it proved and its best assignment)."""
     left = _search_time_left("lagrangian", gap_lagrangian.applies(family, settings), solver, time_limit, started)
     stats["lagrangian"] = {}
-    found = gap_lagrangian.solve(family, left, incumbent, stats["lagrangian"], settings)
-    if not isinstance(found, float):
+    limit = None if left is None else share * left
+    found = gap_lagrangian.solve(family, limit, incumbent, stats["lagrangian"], settings)
+    if not isinstance(found, gap_lagrangian.HandOver):
         stats["formulation"] = "lagrangian"
     return found
+
+
+def _take_handed(family: Family, run: SolverRun, handed: gap_lagrangian.HandOver, stats: dict[str, Any]) -> None:
+    """The run's bound is the better of the solver's and the one the Lagrangian search proved."""
+    if run.status in ("optimal", "infeasible", "error"):
+        return
+    if run.bound is None or family.sign * (run.bound - handed.bound) > 0:
+        run.bound = handed.bound
+        stats["bound_from"] = "lagrangian"
+
+
+def _infeasible(family: Family, solver: str, start: float, stats: dict[str, Any]) -> ExactOutcome | None:
+    """The outcome of a family with a class that fits in no knapsack (None when every class fits)."""
+    stuck = infeasible_classes(family)
+    if not stuck:
+        return None
+    names = ", ".join(str(family.classes[c][0]) for c in stuck[:5])
+    message = f"infeasible: {names} ... fit in no knapsack" if len(stuck) > 5 else f"infeasible: {names} fit nowhere"
+    run = SolverRun(solver_version(solver), "infeasible", None, None, None, time.perf_counter() - start, message)
+    return ExactOutcome(run, None, stats)
+
+
+def _solve_textbook(
+    instance: Any,
+    solver: str,
+    time_limit: float | None,
+    mip_gap: float,
+    warm_start: dict[str, Any] | None,
+    start_objective: float | None,
+    start: float,
+) -> ExactOutcome:
+    """The textbook model of :mod:`.textbook`, solved by ``solver`` as it is (a warm start is its MIP start)."""
+    family = textbook.family(instance)
+    stats: dict[str, Any] = {
+        "formulation": "textbook",
+        "classes": family.n_classes,
+        "knapsacks": family.n_knapsacks,
+        "pairs": family.n_pairs,
+    }
+    infeasible = _infeasible(family, solver, start, stats)
+    if infeasible is not None:
+        return infeasible
+    model = textbook.build(family, integer_auxiliaries=solver == "cpsat")
+    if warm_start is not None:
+        set_start(model, instance, warm_start)
+    stats["build_s"] = time.perf_counter() - start
+    stats.update(model_size(model))
+    left = None if time_limit is None else max(0.0, time_limit - stats["build_s"])
+    run = solve_model(model, solver, left, mip_gap, warm_start=warm_start is not None)
+    if start_objective is not None:
+        stats["warm_start"] = warm_start_stats(start_objective, run)
+    if not run.has_solution:
+        return ExactOutcome(run, None, stats)
+    counts = milp.counts(model, family)
+    _rescore(run, family, counts, stats)
+    return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
 def _lagrangian_outcome(
