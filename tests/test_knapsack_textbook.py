@@ -1,0 +1,150 @@
+"""The textbook formulation of the knapsack family: brute force, its plain shape, its size estimate, the
+default against it, and the memory budget."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from odrp.core.exact import model_size
+from odrp.core.memory import ModelTooLarge, memory_budget
+from odrp.kinds.knapsack import generators as gen
+from odrp.kinds.knapsack.exact import gap_lagrangian, textbook
+from odrp.kinds.knapsack.exact.solve import solve
+from odrp.kinds.knapsack.mapping import family_of
+from odrp.methods import run_method
+from odrp.registry import KINDS
+from tests.knapsack_bruteforce import optimum as brute_force
+from tests.test_knapsack_kinds import QM3DKP, TINY, agrees_with_brute_force, load
+
+
+@pytest.mark.parametrize("kind", sorted(TINY))
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_textbook_equals_brute_force(kind, seed):
+    instance = load(TINY[kind](seed))
+    result = run_method(KINDS[kind], instance, "exact", formulation="textbook")
+    agrees_with_brute_force(result, brute_force(kind, instance))
+    if result.objective is not None:
+        assert result.metrics["method_stats"]["formulation"] == "textbook"
+
+
+@pytest.mark.parametrize("kind", ["gap", "qmkp", "qm3dkp"])
+@pytest.mark.parametrize("solver", ["cbc", "cpsat"])
+def test_textbook_with_other_solvers_equals_brute_force(kind, solver):
+    instance = load(TINY[kind](5))
+    result = run_method(KINDS[kind], instance, "exact", formulation="textbook", solver=solver)
+    agrees_with_brute_force(result, brute_force(kind, instance))
+
+
+def test_hand_example_qm3dkp_textbook():
+    instance = load(QM3DKP)
+    result = run_method(KINDS["qm3dkp"], instance, "exact", formulation="textbook")
+    assert result.objective == pytest.approx(brute_force("qm3dkp", instance)) and result.verified
+
+
+def test_one_binary_per_task_and_node_and_one_product_per_task_pair():
+    # QM3DKP: A (2 tasks) - B (1 task), 3 nodes in racks {n1, n2} and {n3}. The textbook family has
+    # one class per task (3), pairs A#0-B#0 and A#1-B#0 (2), each worth 10 / (2 * 1) = 5 on one node.
+    f = textbook.family(load(QM3DKP))
+    assert f.classes == (("A#0",), ("A#1",), ("B#0",))
+    assert sorted(zip(f.pair_a.tolist(), f.pair_b.tolist(), strict=True)) == [(0, 2), (1, 2)]
+    assert f.pair_knapsack.tolist() == [5.0, 5.0]
+    model = textbook.build(f)
+    assert all(model.n[c, k].is_binary() for c, k in model.n)
+    assert len(model.n) == 3 * 3  # every task fits every node alone (memory 400 or 500 <= 1000)
+    # node-level products: 2 pairs x 3 nodes; rack-level: 2 pairs x 1 rack of two nodes
+    assert len(model.z) == 2 * 3 + 2 * 1
+    for name in ("symmetry", "capacity_cut", "objective_cut", "objective_floor"):
+        assert model.component(name) is None
+    assert len(model.v) == 0  # no one-hot levels: every count is a binary
+
+
+def test_gap_textbook_is_the_assignment_model():
+    # 3 agents x 6 jobs: one binary per (agent, job) where the job fits the agent alone, 6 assignment
+    # rows and at most 3 capacity rows, nothing else.
+    data = gen.gap(seed=1, agents=3, jobs=6, gap_type="c")
+    instance = load(data)
+    fits = sum(w <= c for row, c in zip(data["weights"], data["capacities"], strict=True) for w in row)
+    assert 12 <= fits < 18  # this seed has jobs too heavy for an agent: their variable is left out
+    model = textbook.build(textbook.family(instance))
+    size = model_size(model)
+    assert size["variables"] == size["integer_variables"] == fits
+    assert size["constraints"] <= 6 + 3
+    estimate = textbook.size(textbook.family(instance))
+    assert estimate[0] >= size["variables"] and estimate[1] >= size["constraints"]
+
+
+@pytest.mark.parametrize("kind", ["qkp", "qmkp", "qm3dkp"])
+def test_size_estimate_is_an_upper_bound(kind):
+    instance = load(TINY[kind](1))
+    f = textbook.family(instance)
+    size = model_size(textbook.build(f), nonzeros=True)
+    variables, constraints, nonzeros = textbook.size(f)
+    assert variables >= size["variables"] and constraints >= size["constraints"] and nonzeros >= size["nonzeros"]
+
+
+def test_identical_items_are_not_merged():
+    # four identical items: the default merges them into one class, the textbook keeps four binaries
+    data = {"problem": "mkp", "profits": [3, 3, 3, 3], "weights": [2, 2, 2, 2], "capacities": [4, 3]}
+    instance = load(data)
+    assert family_of(instance).n_classes == 1
+    f = textbook.family(instance)
+    assert f.n_classes == 4 and f.count.tolist() == [1, 1, 1, 1]
+    result = run_method(KINDS["mkp"], instance, "exact", formulation="textbook")
+    assert result.objective == 9  # two items in the first knapsack, one in the second
+
+
+MEDIUM = {
+    "kp": lambda: gen.kp(seed=11, items=40),
+    "mkp": lambda: gen.mkp(seed=11, items=20, knapsacks=3),
+    "gap": lambda: gen.gap(seed=11, agents=5, jobs=20, gap_type="c"),
+    "mdkp": lambda: gen.mdkp(seed=11, items=25, dimensions=3),
+    "qkp": lambda: gen.qkp(seed=11, items=25),
+    "qmkp": lambda: gen.qmkp(seed=11, items=12, knapsacks=3),
+    "qm3dkp": lambda: gen.qm3dkp(seed=11, components=5, max_parallelism=3, racks=2, nodes_per_rack=2, load=0.8),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MEDIUM))
+def test_default_reaches_the_textbook_optimum(kind):
+    instance = load(MEDIUM[kind]())
+    plain = run_method(KINDS[kind], instance, "exact", formulation="textbook", time_limit=120)
+    default = run_method(KINDS[kind], instance, "exact", time_limit=120)
+    assert plain.status == default.status == "optimal"
+    assert default.objective == pytest.approx(plain.objective, rel=1e-9, abs=1e-9)
+    assert plain.verified and default.verified
+
+
+def test_textbook_model_over_the_budget_is_refused():
+    instance = load(gen.gap(seed=1, agents=5, jobs=30, gap_type="c"))
+    with memory_budget(10_000), pytest.raises(ModelTooLarge, match="textbook model"):
+        solve(instance, formulation="textbook")
+
+
+def test_lagrangian_without_time_hands_over_a_valid_bound():
+    # no time at all: the search stops after its first pricing and hands over a bound that still holds
+    for seed, sense in ((1, "max"), (6, "min"), (8, "max")):
+        instance = load(gen.gap(seed=seed, agents=3, jobs=6, gap_type="c", sense=sense))
+        best = brute_force("gap", instance)
+        f = family_of(instance)
+        found = gap_lagrangian.solve(f, 0.0)
+        assert isinstance(found, gap_lagrangian.HandOver)
+        assert f.sign * (found.bound - best) >= -1e-9  # an upper bound of a max, a lower bound of a min
+        assert math.isfinite(found.bound)
+
+
+def test_default_gap_keeps_a_bound_when_the_lagrangian_hands_over():
+    # set_limit 0: no set is ever listed, the search hands over at once; the result carries a bound
+    import dataclasses
+
+    from odrp.kinds.knapsack.exact.settings import KnapsackSettings, LagrangianSettings
+
+    instance = load(gen.gap(seed=1, agents=3, jobs=6, gap_type="c", sense="max"))
+    settings = KnapsackSettings(lagrangian=dataclasses.replace(LagrangianSettings(), set_limit=0))
+    outcome = solve(instance, formulation="auto", settings=settings)
+    assert outcome.run.status == "optimal"
+    assert outcome.run.objective == pytest.approx(brute_force("gap", instance))
+    assert outcome.stats["lagrangian"]["handed_over"] == "too many sets"
+    assert np.isfinite(outcome.stats["objective_bound"])
