@@ -89,7 +89,7 @@ def solve(
         raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
     start = time.perf_counter()
-    if formulation == "textbook":
+    if formulation == "textbook" or (formulation == "auto" and _textbook_is_auto(instance, solver, settings)):
         return _solve_textbook(instance, solver, time_limit, mip_gap, warm_start, start_objective, start)
     family = family_of(instance, merge_identical=settings.merge_identical)
     if settings.tighten:
@@ -349,6 +349,15 @@ def _record_start(family: Family, stats: dict[str, Any], start_objective: float 
         }
     elif incumbent is not None:
         stats["search_start"] = family.objective(incumbent)
+
+
+def _textbook_is_auto(instance: Any, solver: str, settings: KnapsackSettings) -> bool:
+    """``auto`` is the textbook model for a GAP where the Lagrangian search does not run (more than
+    ``lagrangian.auto_items`` items, or a solver other than HiGHS): there the compact model adds only the
+    capacity tightening, which no measurement showed to help (docs/methods/knapsack.md)."""
+    if getattr(instance, "kind", None) != "gap":
+        return False
+    return solver != "highs" or instance.n_items > settings.lagrangian.auto_items
 
 
 def _lagrangian_pays(family: Family, solver: str, settings: LagrangianSettings) -> bool:
