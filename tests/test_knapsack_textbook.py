@@ -148,3 +148,20 @@ def test_default_gap_keeps_a_bound_when_the_lagrangian_hands_over():
     assert outcome.run.objective == pytest.approx(brute_force("gap", instance))
     assert outcome.stats["lagrangian"]["handed_over"] == "too many sets"
     assert np.isfinite(outcome.stats["objective_bound"])
+
+
+@pytest.mark.parametrize("kind", ["mkp", "qkp", "qmkp", "qm3dkp"])
+def test_compact_size_estimate_is_an_upper_bound(kind):
+    from odrp.kinds.knapsack.exact import milp
+
+    f = family_of(load(TINY[kind](1)))
+    options = milp.Options(capacity_cuts=True)
+    size = model_size(milp.build(f, options), nonzeros=True)
+    variables, constraints, nonzeros = milp.size(f, options)
+    assert variables >= size["variables"] and constraints >= size["constraints"] and nonzeros >= size["nonzeros"]
+
+
+def test_compact_model_over_the_budget_is_refused():
+    instance = load(gen.qmkp(seed=1, items=30, knapsacks=3))
+    with memory_budget(10_000), pytest.raises(ModelTooLarge, match="compact knapsack model"):
+        solve(instance, formulation="compact", settings=None)

@@ -60,6 +60,7 @@ import pyomo.environ as pyo
 from pyomo.core.expr.numvalue import is_constant
 
 from odrp.core.exact import clear_values
+from odrp.core.memory import check_model
 from odrp.core.solvers.cpsat import integer_scale
 from odrp.kinds.knapsack.exact.settings import Linearisation
 from odrp.kinds.knapsack.family import Family
@@ -453,8 +454,36 @@ def _identical_neighbours(f: Family) -> Iterator[tuple[int, int]]:
         yield from itertools.pairwise(ks)
 
 
-def build(f: Family, options: Options = Options()) -> pyo.ConcreteModel:
-    """The MILP of ``f``; its variables ``n[c, k]`` are the counts (``model.family_builder`` built it)."""
+def size(f: Family, options: Options = Options()) -> tuple[int, int, int]:
+    """(variables, constraints, nonzeros) of the model of ``f``: an upper estimate in closed form from the
+    family's arrays (counts that fit, pairs, levels), computed before anything is built."""
+    ub = upper_bounds(f)
+    cells = int((ub > 0).sum())
+    levels = int(ub[ub > 1].sum())
+    z = 0
+    if f.n_pairs:
+        ua, ub_b = ub[f.pair_a], ub[f.pair_b]
+        z += int(np.minimum(ua, ub_b).sum())
+        grouped = int((f.pair_group != 0).sum())
+        wide = [ks for ks in f.group_members if len(ks) > 1]
+        if grouped and wide:
+            z += grouped * len(wide) * int(max(1, min(f.count.max(), ub.sum(axis=1).max())))
+    hard = len(f.hard)
+    variables = cells + levels + z + len(f.soft) * f.n_knapsacks + f.n_classes * len(f.group_members)
+    constraints = f.n_classes + f.n_dimensions * f.n_knapsacks + 2 * cells + 3 * z + f.n_knapsacks
+    nonzeros = cells * (2 + f.n_dimensions) + 2 * levels + 5 * z + f.n_classes * f.n_knapsacks
+    if options.capacity_cuts:
+        constraints += (cells + levels) * hard
+        nonzeros += 2 * z * hard + (cells + levels) * hard
+    return variables, constraints, nonzeros
+
+
+def build(f: Family, options: Options = Options(), checked: bool = False) -> pyo.ConcreteModel:
+    """The MILP of ``f``; its variables ``n[c, k]`` are the counts (``model.family_builder`` built it).
+    Refused before it is built when its estimated size (:func:`size`) is over the memory budget
+    (``checked``: the caller has checked a size of its own)."""
+    if not checked:
+        check_model(*size(f, options), "the compact knapsack model")
     builder = _Builder(f, options)
     builder.m.family_builder = builder  # a plain attribute, not a model component
     builder.placement()

@@ -108,6 +108,7 @@ def size(f: Family) -> tuple[int, int, int]:
 
 def build(f: Family, integer_auxiliaries: bool = False) -> pyo.ConcreteModel:
     """The textbook model of ``f`` (a family of single items, :func:`family`); refused before it is
-    built when its estimated size is over the memory budget (:func:`odrp.core.memory.check_model`)."""
+    built when its estimated size (:func:`size`) is over the memory budget
+    (:func:`odrp.core.memory.check_model`)."""
     check_model(*size(f), "the textbook model")
-    return milp.build(f, options(integer_auxiliaries))
+    return milp.build(f, options(integer_auxiliaries), checked=True)
