@@ -62,16 +62,21 @@ import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
 from odrp.kinds.replication.exact.settings import OdrpSettings
+from odrp.kinds.replication.exact.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 
-def build(inst: OdrpInstance, settings: OdrpSettings | None = None) -> pyo.ConcreteModel:
+def build(
+    inst: OdrpInstance, settings: OdrpSettings | None = None, clock: BuildClock | None = None
+) -> pyo.ConcreteModel:
     """The compact ODRP model of ``inst``; every operator must have a stable replica count.
 
     ``settings`` chooses the valid inequalities (``transport_delay_bound``, ``round_trip_bounds``;
-    None: the defaults).
+    None: the defaults); ``clock`` (None: no deadline) stops the building with OutOfTime past its
+    deadline.
     """
     settings = settings or OdrpSettings()
+    clock = clock or BuildClock(None)
     m = pyo.ConcreteModel(name=f"odrp-compact-{inst.name}")
     ops = range(inst.n_operators)
     counts = {i: inst.replica_counts(i) for i in ops}
@@ -110,17 +115,20 @@ def build(inst: OdrpInstance, settings: OdrpSettings | None = None) -> pyo.Concr
         rule=lambda m, u: sum(inst.resources[i] * slots(i, u) for i in hosts[u]) <= inst.capacity[u],
     )
 
+    clock.stage()
     terms = []
     w = inst.weights
     if w["response_time"] > 0:
-        r = _response_time(m, inst, counts, levels, used, share, settings)
+        r = _response_time(m, inst, counts, levels, used, share, settings, clock)
         terms.append(w["response_time"] * inst.normalised("response_time", r))
+    clock.stage()
     if w["availability"] > 0:
         terms.append(w["availability"] * inst.normalised("availability", log_availability(m, inst, used)))
+    clock.stage()
     cost_weight = w["cost"] > 0
     network_weight = w["network"] > 0
     if cost_weight or network_weight:
-        link_cost, network = _pair_shares(m, inst, levels, share, cost_weight, network_weight)
+        link_cost, network = _pair_shares(m, inst, levels, share, cost_weight, network_weight, clock)
         if cost_weight:
             node_cost = sum(inst.op_cost[i] * inst.resources[i] * k * m.w[i, k] for i in ops for k in counts[i])
             terms.append(w["cost"] * inst.normalised("cost", node_cost + link_cost))
@@ -130,7 +138,7 @@ def build(inst: OdrpInstance, settings: OdrpSettings | None = None) -> pyo.Concr
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings: OdrpSettings):
+def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings: OdrpSettings, clock: BuildClock):
     ops = range(inst.n_operators)
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
     m.latency = pyo.ConstraintList()
@@ -160,12 +168,14 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings:
     m.delta = pyo.Var(streams, domain=pyo.NonNegativeReals)
     m.delay = pyo.ConstraintList()
     for s, st in enumerate(inst.streams):
+        clock.stage()
         i, j = st.source, st.target
         for u in inst.candidates[i]:
             for v in inst.candidates[j]:
                 d = inst.delay[u][v]
                 if u != v and d > 0:
                     m.delay.add(m.delta[s] >= d * (used(i, u) + used(j, v) - 1))
+    clock.stage()
     if settings.transport_delay_bound:  # the cheapest coupling's delay (module docstring)
         pairs = [
             (s, u, v)
@@ -201,6 +211,7 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings:
             ),
         )
 
+    clock.stage()
     response_time_rows(m, inst)
     if settings.round_trip_bounds:
         _round_trip_bounds(m, inst, counts, used)
@@ -312,13 +323,14 @@ def log_availability(m, inst: OdrpInstance, used):
     )
 
 
-def _pair_shares(m, inst: OdrpInstance, levels, share, with_cost: bool, with_network: bool):
+def _pair_shares(m, inst: OdrpInstance, levels, share, with_cost: bool, with_network: bool, clock: BuildClock):
     """Link cost (eq. 5) and network metric (eqs. 18-20) from exactly linearised replica-pair shares."""
     link_cost = 0.0
     network = 0.0
     m.pair = pyo.VarList(domain=pyo.NonNegativeReals)
     m.pair_rows = pyo.ConstraintList()
     for st in inst.streams:
+        clock.stage()
         i, j = st.source, st.target
         needs_cost = with_cost and any(inst.link_cost[u][v] > 0 for u in inst.candidates[i] for v in inst.candidates[j])
         uniform = inst.network_metric == "traffic"

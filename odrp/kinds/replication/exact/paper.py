@@ -1,4 +1,7 @@
-"""ODRP, the paper's ILP as written (Cardellini et al. 2017, section 4.3, eqs. 22-32).
+"""ODRP, the paper's ILP as written (Cardellini et al. 2017, section 4.3, eqs. 22-32): the textbook model.
+
+This is the model a practitioner writes from the paper, and the toolkit's ``textbook`` formulation
+(``paper`` is accepted as another name for it): no starts, no valid inequalities, no reductions.
 
 Variables: x_{i,U} for every operator i and every multiset U of its candidate nodes with
 |U| <= k_i (eq. 29); y_{(i,j),(U,V)} for every stream and every pair of multisets of its two
@@ -19,6 +22,8 @@ replicas would be unstable (lambda_i/|U| >= mu_i) get no variable (R_{i,U} is in
 one variable per link of the instance (a link given once serves both directions); M is the number
 of operators and N the number of streams. The model exists to reproduce the paper and to
 cross-check the compact formulation; it grows as (multisets)^2 per stream and suits small cases.
+Its size is known before it is built (:func:`odrp.kinds.replication.exact.size.paper_size`), and
+its building looks at the clock (:class:`~odrp.kinds.replication.exact.timing.BuildClock`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from collections import Counter
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
+from odrp.kinds.replication.exact.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 Multiset = tuple[int, ...]
@@ -59,7 +65,9 @@ def source_sink_paths(inst: OdrpInstance) -> list[tuple[list[int], list[int]]]:
     return paths
 
 
-def build(inst: OdrpInstance) -> pyo.ConcreteModel:
+def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteModel:
+    """The ILP above; ``clock`` (None: no deadline) stops the building with OutOfTime past its deadline."""
+    clock = clock or BuildClock(None)
     m = pyo.ConcreteModel(name=f"odrp-paper-{inst.name}")
     ops = range(inst.n_operators)
     U = {i: multisets(inst, i) for i in ops}
@@ -67,16 +75,15 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
 
     m.X = pyo.Set(dimen=2, initialize=[(i, q) for i in ops for q in range(len(U[i]))])
     m.x = pyo.Var(m.X, domain=pyo.Binary)
-    m.Y = pyo.Set(
-        dimen=3,
-        initialize=[
-            (s, a, b)
-            for s, st in enumerate(inst.streams)
-            for a in range(len(U[st.source]))
-            for b in range(len(U[st.target]))
-        ],
-    )
+    pairs = []
+    for s, st in enumerate(inst.streams):
+        for a in range(len(U[st.source])):
+            clock.check()
+            pairs.extend((s, a, b) for b in range(len(U[st.target])))
+    m.Y = pyo.Set(dimen=3, initialize=pairs)
+    clock.stage()
     m.y = pyo.Var(m.Y, domain=pyo.Binary)
+    clock.stage()
     m.z_node = pyo.Var(range(inst.n_nodes), domain=pyo.Binary)
     m.z_link = pyo.Var(range(len(inst.link_availability)), domain=pyo.Binary)
     m.r = pyo.Var(domain=pyo.NonNegativeReals)
@@ -99,6 +106,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
     # (22) one row per source-sink path
     m.response = pyo.ConstraintList()
     for visited, path in source_sink_paths(inst):
+        clock.stage()
         latency = sum(op_latency(i, q) * m.x[i, q] for i in visited for q in range(len(U[i])))
         delay = sum(
             stream_delay(s, a, b) * m.y[s, a, b]
@@ -107,6 +115,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
             for b in range(len(U[inst.streams[s].target]))
         )
         m.response.add(m.r >= latency + delay)
+    clock.stage()
     # (23) capacity
     m.capacity = pyo.Constraint(
         range(inst.n_nodes),
@@ -123,6 +132,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
     )
     link_terms: dict[int, list] = {ell: [] for ell in range(len(inst.link_availability))}
     for s, a, b in m.Y:
+        clock.check()
         st = inst.streams[s]
         links = {inst.link_id[u][v] for u in set(U[st.source][a]) for v in set(U[st.target][b]) if u != v}
         for ell in links:
@@ -131,6 +141,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
         range(len(inst.link_availability)),
         rule=lambda m, ell: big_n * m.z_link[ell] >= sum(link_terms[ell]) if link_terms[ell] else pyo.Constraint.Skip,
     )
+    clock.stage()
     # (26) one multiset per operator
     m.assign = pyo.Constraint(ops, rule=lambda m, i: sum(m.x[i, q] for q in range(len(U[i]))) == 1)
     # (27), (28) y = x_i AND x_j
@@ -140,6 +151,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
             m.x[inst.streams[s].source, a] == sum(m.y[s, a, b] for b in range(len(U[inst.streams[s].target])))
         ),
     )
+    clock.stage()
     m.link_in = pyo.Constraint(
         [(s, b) for s, st in enumerate(inst.streams) for b in range(len(U[st.target]))],
         rule=lambda m, s, b: (
@@ -147,6 +159,7 @@ def build(inst: OdrpInstance) -> pyo.ConcreteModel:
         ),
     )
 
+    clock.stage()
     terms = []
     w = inst.weights
     if w["response_time"] > 0:

@@ -52,6 +52,7 @@ import pyomo.environ as pyo
 from odrp.kinds.replication.exact.compact import log_availability, response_time_rows, round_trip_rows, round_trips
 from odrp.kinds.replication.exact.reduction import lower_bounds
 from odrp.kinds.replication.exact.settings import OdrpSettings
+from odrp.kinds.replication.exact.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 
@@ -67,6 +68,7 @@ def build(
     conflicts: tuple[tuple[int, int, int, int], ...] = (),
     excluded: tuple[tuple[int, int, int], ...] = (),
     max_response_time: float | None = None,
+    clock: BuildClock | None = None,
 ) -> pyo.ConcreteModel:
     """The response-time model of ``inst``; every operator must have a stable replica count.
 
@@ -74,6 +76,7 @@ def build(
     and ``max_response_time`` are the pruning rows of a known placement (see the module docstring).
     """
     settings = settings or OdrpSettings()
+    clock = clock or BuildClock(None)
     m = pyo.ConcreteModel(name=f"odrp-response-{inst.name}")
     ops = range(inst.n_operators)
     cand = inst.candidates
@@ -109,9 +112,10 @@ def build(
         rule=lambda m, c: m.o[conflicts[c][0], conflicts[c][1]] + m.o[conflicts[c][2], conflicts[c][3]] <= 1,
     )
 
+    clock.stage()
     terms = []
     if inst.weights["response_time"] > 0:
-        r = _response_time(m, inst, counts, share, settings)
+        r = _response_time(m, inst, counts, share, settings, clock)
         if max_response_time is not None:
             m.r.setub(max_response_time)
         terms.append(inst.weights["response_time"] * inst.normalised("response_time", r))
@@ -124,7 +128,7 @@ def build(
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, share, settings: OdrpSettings):
+def _response_time(m, inst: OdrpInstance, counts, share, settings: OdrpSettings, clock: BuildClock):
     ops = range(inst.n_operators)
     cand = inst.candidates
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
@@ -147,6 +151,7 @@ def _response_time(m, inst: OdrpInstance, counts, share, settings: OdrpSettings)
     m.delta = pyo.Var(streams, domain=pyo.NonNegativeReals)
     m.delay = pyo.ConstraintList()
     for s, st in enumerate(inst.streams):
+        clock.stage()
         for u in cand[st.source]:
             for v in cand[st.target]:
                 d = inst.delay[u][v]
@@ -155,6 +160,7 @@ def _response_time(m, inst: OdrpInstance, counts, share, settings: OdrpSettings)
     if settings.transport_delay_bound:
         _coupling_bounds(m, inst, share)
 
+    clock.stage()
     response_time_rows(m, inst)
     if settings.round_trip_bounds:
         _round_trip_bounds(m, inst, share)

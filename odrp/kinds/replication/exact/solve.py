@@ -1,18 +1,26 @@
-"""Exact ODRP: two formulations with the same optimum, solved with HiGHS or CBC.
+"""Exact ODRP: the textbook model (the paper's ILP) and the compact models, solved with HiGHS or CBC.
 
 Tunables are the fields of :class:`~odrp.kinds.replication.exact.settings.OdrpSettings`
-(``--param NAME=VALUE``); ``formulation`` is a keyword of its own.
+(``--param NAME=VALUE``); ``formulation`` is a keyword of its own:
 
-``compact`` (default, :mod:`.compact`) is our replica-level formulation; ``paper`` (:mod:`.paper`)
-is the paper's ILP as written (eqs. 22-32). Both return the placement as solution JSON, and both
-take a warm start (a feasible solution JSON) through their ``set_start`` (see :mod:`odrp.core.exact`).
+- ``textbook`` (:mod:`.paper`, also accepted as ``paper``): the paper's ILP as written (eqs. 22-32),
+  the model a practitioner writes from the paper; nothing else runs.
+- ``compact`` (:mod:`.compact`): our replica-level formulation. When only the response time and
+  availability carry weight it solves the smaller response-time model (:mod:`.response`) instead,
+  after a quick local search (:mod:`.start`) whose placement bounds the response time from above and
+  prunes node choices that cannot beat it (:mod:`.reduction`). Both steps keep every optimal
+  placement, so the optimum is the same.
+- ``auto`` (the default): ``compact``, and on the full compact model (cost or network weighted) the
+  local search ``odrp_local_search`` first, on ``start_share`` of the time limit: its placement is
+  the solver's MIP start and the incumbent that the run returns if the solver finds none better (CBC
+  found no incumbent of a 30 x 12 instance in 5 s without it). The textbook model is never the
+  better choice where the compact model has no incumbent (``docs/methods/odrp.md``: it is refused
+  by the memory budget or has no incumbent either), so ``auto`` does not hand over to it.
 
-When only the response time and availability carry weight, ``compact`` solves the smaller
-response-time model (:mod:`.response`) instead, after a quick local search (:mod:`.start`) whose
-placement bounds the response time from above and prunes node choices that cannot beat it
-(:mod:`.reduction`). Both steps keep every optimal placement, so the optimum is the same. A warm
-start given to that path is used the same way: the better of it and the local search's placement is
-the incumbent whose response time prunes the model.
+Every model's size is estimated in closed form (:mod:`.size`) and checked against the memory budget
+(:func:`odrp.core.memory.check_model`) before it is built; the building looks at the clock, and the
+solver gets the time left after the estimated hand-over (:mod:`.timing`). The result carries the best
+incumbent of every stage (start, warm start, solver) and the solver's bound.
 """
 
 from __future__ import annotations
@@ -24,16 +32,24 @@ from typing import Any
 
 from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
+from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
+from odrp.heuristics.replication import LocalSearchSettings, run_local_search
 from odrp.kinds.replication.evaluator import evaluate
-from odrp.kinds.replication.exact import compact, paper, reduction, response, start
+from odrp.kinds.replication.exact import compact, paper, reduction, response, size, start
 from odrp.kinds.replication.exact.settings import OdrpSettings
+from odrp.kinds.replication.exact.timing import OutOfTime, build_clock, solver_limit
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
-FORMULATIONS = ("compact", "paper")
-DEFAULT_FORMULATION = "compact"
+FORMULATIONS = ("auto", "compact", "textbook", "paper")
+DEFAULT_FORMULATION = "auto"
+ALIASES = {"paper": "textbook"}
+"""Other names of a formulation: ``paper`` is the textbook model (the paper's ILP)."""
+
+Known = tuple[Placement, float]
+"""A placement and its F (by the evaluator or the heuristics' incremental evaluator)."""
 
 
 def solve(
@@ -51,9 +67,11 @@ def solve(
     ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (the incumbent of
     the response-time model). ``settings``: the method's tunables (None: the defaults).
     """
+    budget = Budget(time_limit)
     settings = settings or OdrpSettings()
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
+    formulation = ALIASES.get(formulation, formulation)
     unstable = [inst.operators[i] for i in range(inst.n_operators) if not inst.replica_counts(i)]
     if unstable:
         run = SolverRun(
@@ -68,8 +86,13 @@ def solve(
         return ExactOutcome(run, None, {"formulation": formulation})
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
-    if formulation == "compact" and settings.response_model and response.serves(inst):
-        outcome = _solve_response(inst, solver, time_limit, mip_gap, settings, given)
+    if formulation == "textbook":
+        check_model(*size.paper_size(inst), "the textbook ODRP model (the paper's ILP)")
+        return _solve_model(inst, "textbook", solver, budget, mip_gap, given, given, settings)
+    if settings.response_model and response.serves(inst):
+        check_model(*size.response_size(inst, settings), "the response-time ODRP model")
+        outcome = _solve_response(inst, solver, budget, mip_gap, settings, given)
+        outcome.stats["formulation"] = formulation
         if start_objective is not None:
             used = outcome.stats.get("start_source") == "warm start"
             outcome.stats["warm_start"] = {
@@ -83,31 +106,123 @@ def solve(
                 ],
             }
         return outcome
-    module = compact if formulation == "compact" else paper
-    start_time = time.perf_counter()
-    model = compact.build(inst, settings) if formulation == "compact" else paper.build(inst)
+    check_model(*size.compact_size(inst, settings), "the compact ODRP model")
+    known, stats = given, {}
+    if formulation == "auto" and settings.local_search:
+        known, stats = _heuristic_start(inst, settings, budget, given)
+    outcome = _solve_model(inst, formulation, solver, budget, mip_gap, known, given, settings)
+    outcome.stats.update(stats)
+    return outcome
+
+
+def _heuristic_start(
+    inst: OdrpInstance, settings: OdrpSettings, budget: Budget, given: Known | None
+) -> tuple[Known | None, dict[str, Any]]:
+    """``odrp_local_search`` on ``start_share`` of the time left (at most ``start_cpu_seconds`` wall
+    seconds); the better of its placement and ``given``."""
+    left = budget.left()
+    share = settings.start_cpu_seconds if left is None else min(settings.start_cpu_seconds, settings.start_share * left)
+    found = run_local_search(inst, seed=settings.start_seed, time_limit=share, settings=LocalSearchSettings())
+    stats: dict[str, Any] = {"start_s": budget.elapsed()}
+    if found.solution is None:
+        return given, stats
+    known = (parse_solution(inst, found.solution, "local search"), float(found.objective))
+    stats["start_objective"], stats["start_source"] = known[1], "local search"
+    if given is not None and given[1] > known[1]:
+        known, stats["start_source"] = given, "warm start"
+    return known, stats
+
+
+def _solve_model(
+    inst: OdrpInstance,
+    formulation: str,
+    solver: str,
+    budget: Budget,
+    mip_gap: float,
+    known: Known | None,
+    given: Known | None,
+    settings: OdrpSettings,
+) -> ExactOutcome:
+    """Build the textbook or compact model (MIP start: ``known``), solve it, keep the better incumbent."""
+    module = paper if formulation == "textbook" else compact
+    what = "the textbook ODRP model" if formulation == "textbook" else "the compact ODRP model"
+    stats: dict[str, Any] = {"formulation": formulation}
+    started = time.perf_counter()
+    clock = build_clock(budget, solver, what)
+    try:
+        model = paper.build(inst, clock) if formulation == "textbook" else compact.build(inst, settings, clock)
+    except OutOfTime as stop:
+        stats["build_s"] = time.perf_counter() - started
+        return _without_solver(inst, solver, budget, known, str(stop), stats)
+    # CBC 2.10 processes a MIP start without looking at its time limit (6.4 s at a 1 s limit on a
+    # 30 x 12 instance): it gets only the user's warm start; the start's placement stays the incumbent
+    mip_start = given if solver == "cbc" else known
+    if mip_start is not None:
+        module.set_start(model, inst, mip_start[0])
+    stats["build_s"] = time.perf_counter() - started
+    stats.update(model_size(model))
+    limit = solver_limit(budget, solver, stats["build_s"])
+    if limit == 0.0:
+        return _without_solver(inst, solver, budget, known, f"no time left to solve {what}", stats)
+    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=mip_start is not None)
+    stats["solve_s"] = run.runtime_s
     if given is not None:
-        module.set_start(model, inst, given[0])
-    build_s = time.perf_counter() - start_time
-    run = run_solver(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=given is not None)
-    solution = solution_json(inst, module.placement(model, inst)) if run.has_solution else None
-    stats = {"formulation": formulation, "build_s": build_s, "solve_s": run.runtime_s, **model_size(model)}
-    if start_objective is not None:
-        stats["warm_start"] = warm_start_stats(start_objective, run)
-    return ExactOutcome(run, solution, stats)
+        stats["warm_start"] = warm_start_stats(given[1], run)
+    found = (module.placement(model, inst), run.objective) if run.has_solution else None
+    return _merged(inst, run, found, known, stats)
+
+
+def _merged(
+    inst: OdrpInstance, run: SolverRun, found: Known | None, known: Known | None, stats: dict[str, Any]
+) -> ExactOutcome:
+    """The solver's run with the better of its incumbent ``found`` and ``known``; its bound, never below either."""
+    best = found
+    if known is not None and (best is None or known[1] > best[1]):
+        best = known
+    if best is None:
+        return ExactOutcome(run, None, stats)
+    bound = None if run.bound is None else max(run.bound, best[1])
+    if run.status in ("optimal", "time_limit", "infeasible"):
+        status = "time_limit" if run.status == "infeasible" else run.status
+    else:
+        status = "feasible"
+    merged = dataclasses.replace(
+        run, status=status, objective=best[1], bound=bound, gap=relative_gap(best[1], bound, "max")
+    )
+    if best is not found:
+        stats["incumbent_from"] = stats.get("start_source", "start")
+    return ExactOutcome(merged, solution_json(inst, best[0]), stats)
+
+
+def _without_solver(
+    inst: OdrpInstance, solver: str, budget: Budget, known: Known | None, why: str, stats: dict[str, Any]
+) -> ExactOutcome:
+    """A run that ended before its solver started: the known placement, if any, and no bound."""
+    run = SolverRun(
+        solver=solver_version(solver),
+        status="time_limit",
+        objective=None,
+        bound=None,
+        gap=None,
+        runtime_s=0.0,
+        message=why if known is None else f"{why}; the incumbent is the start's placement",
+    )
+    if known is None:
+        run.message = f"no solution: {why}"
+        return ExactOutcome(run, None, stats)
+    return _merged(inst, run, None, known, stats)
 
 
 def _solve_response(
     inst: OdrpInstance,
     solver: str,
-    time_limit: float | None,
+    budget: Budget,
     mip_gap: float,
     settings: OdrpSettings,
-    given: tuple[Placement, float] | None = None,
+    given: Known | None = None,
 ) -> ExactOutcome:
     """The response-time model, pruned by the better of a local-search placement and ``given``."""
-    budget = Budget(time_limit)
-    stats: dict[str, Any] = {"formulation": "compact", "model": "response"}
+    stats: dict[str, Any] = {"model": "response"}
     known = None
     if settings.local_search and inst.weights["response_time"] > 0:
         # at most settings.start_share of the time limit (wall clock) goes to the start
@@ -126,37 +241,40 @@ def _solve_response(
         model_inst, conflicts, excluded = reduced.instance, reduced.conflicts, reduced.excluded
         stats["removed_candidates"], stats["conflicts"] = reduced.removed, len(conflicts)
         stats["excluded_counts"] = len(excluded)
-    model = response.build(model_inst, settings, conflicts=conflicts, excluded=excluded, max_response_time=ceiling)
-    stats["build_s"] = budget.elapsed() - stats["start_s"]
+    started = time.perf_counter()
+    try:
+        model = response.build(
+            model_inst,
+            settings,
+            conflicts=conflicts,
+            excluded=excluded,
+            max_response_time=ceiling,
+            clock=build_clock(budget, solver, "the response-time ODRP model"),
+        )
+    except OutOfTime as stop:
+        stats["build_s"] = time.perf_counter() - started
+        return _without_solver(inst, solver, budget, known, str(stop), stats)
+    stats["build_s"] = time.perf_counter() - started
     stats.update(model_size(model))
-    left = budget.left()
-    remaining = None if left is None else max(1.0, left)
-    run = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap)
+    limit = solver_limit(budget, solver, stats["build_s"])
+    if limit == 0.0:
+        return _without_solver(inst, solver, budget, known, "no time left to solve the response-time model", stats)
+    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap)
     stats["solve_s"] = run.runtime_s
     if known is None:
         solution = solution_json(inst, response.placement(model, model_inst)) if run.has_solution else None
         return ExactOutcome(run, solution, stats)
-    if run.status == "infeasible":
+    if run.status == "infeasible" and not budget.expired():
         # cannot happen in exact arithmetic (the known placement satisfies every added row);
         # rather than trust a numerical verdict, solve the unpruned model
-        return _solve_response(inst, solver, time_limit, mip_gap, dataclasses.replace(settings, local_search=False))
-    placement, objective = known
-    if run.has_solution and run.objective >= objective:
-        placement, objective = response.placement(model, model_inst), run.objective
+        unpruned = dataclasses.replace(settings, local_search=False)
+        return _solve_response(inst, solver, budget, mip_gap, unpruned)
     # the model keeps every placement at least as good as the known one, which it contains:
     # its bound is a bound of the whole problem, and never below the known objective
-    bound = None if run.bound is None else max(run.bound, objective)
-    status = run.status if run.status in ("optimal", "time_limit") else "feasible"
-    run = SolverRun(
-        solver=run.solver,
-        status=status,
-        objective=objective,
-        bound=bound,
-        gap=relative_gap(objective, bound, "max"),
-        runtime_s=run.runtime_s,
-        message=run.message,
-    )
-    return ExactOutcome(run, solution_json(inst, placement), stats)
+    found = (response.placement(model, model_inst), run.objective) if run.has_solution else None
+    if found is not None and known[1] > found[1]:
+        found = None
+    return _merged(inst, run, found, known, stats)
 
 
 def _response_time_ceiling(inst: OdrpInstance, objective: float) -> float:

@@ -1,0 +1,165 @@
+"""Closed-form sizes of the ODRP models, computed from the instance before any model is built.
+
+Each function returns ``(variables, constraints, nonzeros)`` of a model, counted from the
+instance's candidate sets, stable replica counts and streams, without building it, so that
+:func:`odrp.core.memory.check_model` can refuse a model over the memory budget before Python spends
+it. The counts follow the builders family by family; where a family depends on values (rows with
+a zero coefficient left out, pinned nodes) the count takes the larger case, so the estimate is at
+or a little above the model that is built (``tests/test_odrp_textbook.py`` compares them).
+
+Notation: c_i = |V_res^i| candidate nodes of operator i, K_i its stable replica counts,
+L_i = sum_{k in K_i} k its replica levels (k, m), M_i = sum_{k in K_i} C(c_i + k - 1, k) its
+multisets (the paper's x_{i,U}), D_i = the nodes summed over its multisets (a multiset of size k
+over c nodes contains a given node in C(c + k - 1, k) - C(c + k - 2, k) cases).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from odrp.kinds.replication.exact.settings import OdrpSettings
+from odrp.kinds.replication.instance import OdrpInstance
+
+Size = tuple[int, int, int]
+"""(variables, constraints, nonzeros)."""
+
+
+def multiset_counts(inst: OdrpInstance) -> tuple[list[int], list[int]]:
+    """M_i (multisets of stable size) and D_i (their distinct nodes, summed) per operator."""
+    many, nodes = [], []
+    for i in range(inst.n_operators):
+        c = len(inst.candidates[i])
+        ks = inst.replica_counts(i)
+        many.append(sum(comb(c + k - 1, k) for k in ks))
+        nodes.append(sum(c * (comb(c + k - 1, k) - comb(c + k - 2, k)) for k in ks))
+    return many, nodes
+
+
+def path_counts(inst: OdrpInstance) -> tuple[list[int], list[int]]:
+    """Source-sink paths through each operator and through each stream (the rows of eq. 22)."""
+    ops = range(inst.n_operators)
+    ahead, behind = [0] * inst.n_operators, [0] * inst.n_operators
+    for i in inst.topological_order:
+        ahead[i] = 1 if not inst.incoming[i] else sum(ahead[inst.streams[s].source] for s in inst.incoming[i])
+    for i in reversed(inst.topological_order):
+        behind[i] = 1 if not inst.outgoing[i] else sum(behind[inst.streams[s].target] for s in inst.outgoing[i])
+    through_op = [ahead[i] * behind[i] for i in ops]
+    through_stream = [ahead[st.source] * behind[st.target] for st in inst.streams]
+    return through_op, through_stream
+
+
+def paper_size(inst: OdrpInstance) -> Size:
+    """The paper's ILP (eqs. 22-32, :mod:`.paper`): x per multiset, y per pair of multisets of a stream."""
+    many, nodes = multiset_counts(inst)
+    pairs = [many[st.source] * many[st.target] for st in inst.streams]
+    through_op, through_stream = path_counts(inst)
+    paths = sum(through_op[i] for i in inst.sinks)
+    links = len(inst.link_availability)
+    variables = sum(many) + sum(pairs) + inst.n_nodes + links + 1
+    coupling_rows = sum(many[st.source] + many[st.target] for st in inst.streams)
+    constraints = paths + 2 * inst.n_nodes + links + inst.n_operators + coupling_rows
+    nonzeros = (
+        paths  # r in eq. 22
+        + sum(t * m for t, m in zip(through_op, many, strict=True))  # x in eq. 22
+        + sum(t * p for t, p in zip(through_stream, pairs, strict=True))  # y in eq. 22
+        + 2 * sum(nodes)
+        + inst.n_nodes  # eqs. 23-24
+        + sum(nodes[st.source] * nodes[st.target] for st in inst.streams)
+        + links  # eq. 25
+        + sum(many)  # eq. 26
+        + sum(many[st.source] + many[st.target] + 2 * p for st, p in zip(inst.streams, pairs, strict=True))  # 27-28
+    )
+    return variables, constraints, nonzeros
+
+
+def _levels(inst: OdrpInstance) -> tuple[list[int], list[int], list[int]]:
+    """c_i, |K_i| and L_i per operator."""
+    cand = [len(c) for c in inst.candidates]
+    counts = [len(inst.replica_counts(i)) for i in range(inst.n_operators)]
+    levels = [sum(inst.replica_counts(i)) for i in range(inst.n_operators)]
+    return cand, counts, levels
+
+
+def _delay_and_potentials(inst: OdrpInstance, used: list[int], share: list[int], settings: OdrpSettings) -> Size:
+    """What both compact models share when the response time counts: latency, stream delays,
+    transport bound, potentials, round trips. ``used``/``share``: terms of o[i,u] and f[i,u]."""
+    cand, counts, _ = _levels(inst)
+    n, streams = inst.n_operators, inst.streams
+    pairs = [cand[st.source] * cand[st.target] for st in streams]
+    variables = n + len(streams) + n + 1  # rho, delta, start, r
+    constraints = n + sum(cand[i] * counts[i] for i in range(n))  # latency rows
+    nonzeros = sum((1 + used[i]) * (1 + cand[i] * counts[i]) for i in range(n))
+    constraints += sum(pairs)  # delta >= d (o[i,u] + o[j,v] - 1)
+    nonzeros += sum(p * (1 + used[st.source] + used[st.target]) for st, p in zip(streams, pairs, strict=True))
+    if settings.transport_delay_bound:
+        variables += sum(pairs)
+        constraints += sum(cand[st.source] + cand[st.target] for st in streams) + len(streams)
+        nonzeros += sum(
+            3 * p + cand[st.source] * share[st.source] + cand[st.target] * share[st.target] + 1
+            for st, p in zip(streams, pairs, strict=True)
+        )
+    constraints += len(streams) + len(inst.sinks)
+    nonzeros += 4 * len(streams) + 3 * len(inst.sinks)
+    if settings.round_trip_bounds:
+        variables += 2 * n
+        constraints += 2 * len(streams) + sum(cand) + n
+        nonzeros += 6 * len(streams) + sum(cand[i] * (4 + used[i]) for i in range(n)) + sum(4 + c for c in used)
+    return variables, constraints, nonzeros
+
+
+def _availability(inst: OdrpInstance, used: list[int]) -> Size:
+    cand = [len(c) for c in inst.candidates]
+    pairs = sum(cand[st.source] * cand[st.target] for st in inst.streams)
+    variables = inst.n_nodes + len(inst.link_availability)
+    constraints = sum(cand) + pairs
+    nonzeros = sum(cand[i] * (1 + used[i]) for i in range(inst.n_operators))
+    nonzeros += sum(cand[st.source] * cand[st.target] * (1 + used[st.source] + used[st.target]) for st in inst.streams)
+    return variables, constraints, nonzeros
+
+
+def compact_size(inst: OdrpInstance, settings: OdrpSettings) -> Size:
+    """The compact model (:mod:`.compact`): binaries per replica level, pair shares per stream."""
+    cand, counts, levels = _levels(inst)
+    n = inst.n_operators
+    h = [cand[i] * levels[i] for i in range(n)]
+    variables = sum(h) + sum(counts)
+    constraints = n + sum(cand[i] * counts[i] for i in range(n)) + sum(counts) + inst.n_nodes
+    nonzeros = sum(counts) + 2 * sum(h) + sum(counts) + sum(h) + sum(h)
+    w = inst.weights
+    sizes = [(variables, constraints, nonzeros)]
+    if w["response_time"] > 0:
+        sizes.append(_delay_and_potentials(inst, levels, levels, settings))
+    if w["availability"] > 0:
+        sizes.append(_availability(inst, levels))
+    if w["cost"] > 0 or w["network"] > 0:  # the full pair-share form (an upper bound of the diagonal one)
+        pair_vars = sum(cand[st.source] * levels[st.source] * cand[st.target] for st in inst.streams)
+        pair_rows = sum(cand[st.source] * (levels[st.source] + cand[st.target]) for st in inst.streams)
+        pair_nonzeros = sum(
+            cand[i] * (levels[i] * (cand[j] + 1) + cand[j] * (levels[i] + levels[j]))
+            for i, j in ((st.source, st.target) for st in inst.streams)
+        )
+        sizes.append((pair_vars, pair_rows, pair_nonzeros))
+    return _total(sizes)
+
+
+def response_size(inst: OdrpInstance, settings: OdrpSettings) -> Size:
+    """The response-time model (:mod:`.response`) before pruning: counts per node, nodes used."""
+    cand, counts, _ = _levels(inst)
+    n = inst.n_operators
+    counts_per_node = [cand[i] * counts[i] for i in range(n)]
+    variables = sum(counts) + sum(counts_per_node) + sum(cand)
+    constraints = n + sum(counts) + sum(cand) + inst.n_nodes
+    nonzeros = 2 * sum(counts) + 3 * sum(counts_per_node) + sum(cand)
+    ones = [1] * n
+    sizes = [(variables, constraints, nonzeros)]
+    if inst.weights["response_time"] > 0:
+        sizes.append(_delay_and_potentials(inst, ones, counts, settings))
+        if settings.path_bounds:
+            sizes.append((0, n + sum(cand), sum(cand) + 2 * sum(cand) + n))
+    if inst.weights["availability"] > 0:
+        sizes.append(_availability(inst, ones))
+    return _total(sizes)
+
+
+def _total(sizes: list[Size]) -> Size:
+    return sum(s[0] for s in sizes), sum(s[1] for s in sizes), sum(s[2] for s in sizes)

@@ -1,0 +1,72 @@
+"""The time limit across the stages of an exact ODRP solve: start, model building, hand-over, solver.
+
+A solver's own time limit starts when it starts searching. Before that, Python builds the model,
+and the backend takes it over: HiGHS through Pyomo's persistent interface (``set_instance``), CBC
+by writing an LP file that the binary reads, and reading the solution file back. Both grow with the
+model as its building does, so the time the hand-over will take is estimated from the time the
+building took (:data:`HAND_OVER`), and the building itself stops at the point where the hand-over
+would no longer fit (:class:`BuildClock`, :exc:`OutOfTime`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from odrp.core.budget import Budget
+
+HAND_OVER = {"highs": 2.5, "cbc": 1.5}
+"""Seconds the backend spends taking a model over, per second Python spent building it. Measured
+on the compact ODRP models of 16 x 10 to 40 x 20 (``python -m benchmarks.odrp_textbook
+--hand-over``): HiGHS's ``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer."""
+OVERRUN = {"highs": 0.2, "cbc": 1.0}
+"""Seconds a backend runs past its own limit (CBC ends its current round of cuts, then writes and
+we read its solution file; HiGHS stops within a node), kept free at the end of the budget."""
+LEAST_SOLVE = 0.2
+"""A solver is not started with fewer seconds than this left for it: the run ends with what the
+earlier stages found."""
+
+
+class OutOfTime(Exception):
+    """The time limit came while a model was being built (the message says which model)."""
+
+
+@dataclass
+class BuildClock:
+    """The deadline of a model's building; :meth:`check` raises :exc:`OutOfTime` past it."""
+
+    deadline: float | None
+    what: str = "the model"
+    calls: int = 0
+
+    def check(self) -> None:
+        """Raise :exc:`OutOfTime` if the deadline has passed (looks at the clock every 64th call)."""
+        self.calls += 1
+        if self.deadline is not None and self.calls % 64 == 0 and time.perf_counter() > self.deadline:
+            raise OutOfTime(f"the time limit came while building {self.what}")
+
+    def stage(self) -> None:
+        """Look at the clock now (between two families of rows)."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime(f"the time limit came while building {self.what}")
+
+
+def build_clock(budget: Budget, solver: str, what: str) -> BuildClock:
+    """A clock that stops building once the hand-over and the least solve would no longer fit."""
+    left = budget.left()
+    if left is None:
+        return BuildClock(None, what)
+    usable = left - OVERRUN[solver] - LEAST_SOLVE
+    return BuildClock(time.perf_counter() + max(0.0, usable) / (1 + HAND_OVER[solver]), what)
+
+
+def solver_limit(budget: Budget, solver: str, build_s: float) -> float | None:
+    """Seconds to give the solver: what is left after the estimated hand-over and overrun.
+
+    None without a time limit; 0 when less than :data:`LEAST_SOLVE` is left (do not start it).
+    """
+    left = budget.left()
+    if left is None:
+        return None
+    limit = left - HAND_OVER[solver] * build_s - OVERRUN[solver]
+    return limit if limit >= LEAST_SOLVE else 0.0
