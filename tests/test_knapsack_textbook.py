@@ -165,3 +165,14 @@ def test_compact_model_over_the_budget_is_refused():
     instance = load(gen.qmkp(seed=1, items=30, knapsacks=3))
     with memory_budget(10_000), pytest.raises(ModelTooLarge, match="compact knapsack model"):
         solve(instance, formulation="compact", settings=None)
+
+
+def test_solver_time_keeps_a_margin_and_refuses_when_nothing_is_left():
+    from odrp.kinds.knapsack.exact.solve import _solver_time
+
+    # 60 s limit, 1 s used, 10 000 rows: margin 0.05 * 60 + 1e-4 * 10 000 = 3 + 1 = 4 s, so 55 s are left
+    assert _solver_time(60.0, 1.0, "highs", {"constraints": 10_000}) == pytest.approx(55.0)
+    # CP-SAT translates row by row: 4e-4 s a row, 3 + 4 = 7 s of margin
+    assert _solver_time(60.0, 1.0, "cpsat", {"constraints": 10_000}) == pytest.approx(52.0)
+    assert _solver_time(5.0, 4.9, "highs", {"constraints": 100}) == 0.0
+    assert _solver_time(None, 100.0, "highs", {}) is None
