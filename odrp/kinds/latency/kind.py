@@ -7,7 +7,7 @@ from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
 from odrp.kinds.latency.exact.settings import LatencySettings
-from odrp.kinds.latency.exact.solve import solve
+from odrp.kinds.latency.exact.solve import FORMULATIONS, solve
 from odrp.kinds.latency.instance import NAME, SENSE, load, schema
 from odrp.kinds.latency.taskview import task_solution, task_view
 
@@ -22,6 +22,7 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_operators,
     size_label="operators",
+    formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=LatencySettings,
 )

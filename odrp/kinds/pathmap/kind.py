@@ -5,7 +5,7 @@ from __future__ import annotations
 from odrp.core.kind import ProblemKind
 from odrp.kinds.pathmap import generators
 from odrp.kinds.pathmap.evaluator import evaluate
-from odrp.kinds.pathmap.exact.model import solve
+from odrp.kinds.pathmap.exact.solve import FORMULATIONS, solve
 from odrp.kinds.pathmap.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
@@ -19,5 +19,6 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_servers,
     size_label="servers",
+    formulations=FORMULATIONS,
     default_generator="ba",
 )

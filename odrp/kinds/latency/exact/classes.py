@@ -60,6 +60,7 @@ from odrp.kinds.latency.evaluator import evaluate, evaluate_assignment
 from odrp.kinds.latency.exact.model import build, components, objective_coefficients
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
+from odrp.kinds.latency.exact.timing import OVERRUN, solver_limit
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
 
 
@@ -317,12 +318,14 @@ def solve(
             log.append(entry)
             chosen = [u for c, n in zip(classes, counts, strict=True) for u in c[:n]]
             lean = restricted(inst, chosen)
+            built = time.perf_counter()
             m = build(lean, restricted_settings)
+            entry["build_s"] = time.perf_counter() - built
             for u in range(lean.n_supervisors):
                 m.y[u].fix(1)
             cpu = time.process_time()
             above = None if incumbent is None else incumbent[0] * (1 + 1e-9)
-            deadline = None if time_limit is None else start + time_limit
+            deadline = None if time_limit is None else start + time_limit - OVERRUN[solver]
             separation = separate_triangles(m, lean, settings, stop_above=above, deadline=deadline)
             entry["lp_bound"] = separation["lp_bound"]
             entry["separation_cpu_s"] = round(time.process_time() - cpu, 2)
@@ -347,9 +350,9 @@ def solve(
                 remaining = None if time_limit is None else time_limit - (time.perf_counter() - start)
                 left = [bound for bound, *_ in models[position:]]
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
-                if remaining is not None and remaining <= 0:
+                limit = solver_limit(remaining, solver, entry["build_s"])
+                if limit == 0.0:
                     return _stopped(inst, incumbent, left, start, log, mip_s)
-                limit = None if remaining is None else max(1.0, remaining)
                 run = run_solver(
                     m,
                     solver=solver,

@@ -162,6 +162,34 @@ def build(inst: LatencyInstance, settings: LatencySettings | None = None) -> pyo
     return m
 
 
+def estimated_size(inst: LatencyInstance, settings: LatencySettings | None = None) -> tuple[int, int, int]:
+    """(variables, constraints, nonzeros) of :func:`build`'s model in closed form, before it is built.
+
+    The rows the cutting-plane loop may add are counted at their most (``rows_per_round`` of each
+    family per round, ``separation_rounds`` rounds); the symmetry rows at their most (every operator a
+    twin, every supervisor interchangeable).
+    """
+    settings = settings or LatencySettings()
+    n, k = inst.n_operators, inst.n_supervisors
+    edges, lat_edges = len(inst.edges), len(inst.latency_edges)
+    pairs = n * (n - 1) // 2
+    variables = n * k + k + edges + edges * k + lat_edges + n + 1 + pairs
+    constraints = n + n * k + 2 * k + edges * k + edges + lat_edges * k + lat_edges + n + 2 * n + edges + 3
+    nonzeros = n * k + 2 * n * k + 2 * (n * k + k) + 3 * edges * k + edges * (k + 1)
+    nonzeros += lat_edges * k * (k + 2) + 3 * lat_edges + 2 * n + 2 * (n * n + n * k) + 2 * edges + 2 * (edges + k)
+    families = 2 if settings.knapsack_trees else 1
+    separated = families * settings.rows_per_round * settings.separation_rounds
+    constraints += separated
+    nonzeros += separated * (3 + (n if settings.knapsack_trees else 0)) // families
+    if settings.twins:
+        constraints += n * k
+        nonzeros += n * k * (k + 1)
+    if settings.supervisor_symmetry:
+        constraints += k * (n + 1)
+        nonzeros += k * (n * (n + 1) // 2 + n + 2)
+    return variables, constraints, nonzeros
+
+
 def _add_spreading(m: pyo.ConcreteModel, inst: LatencyInstance, knapsack_trees: bool) -> None:
     """w[j,k] (j < k): j and k share a supervisor; the part of j fits on j's supervisor; z_e >= 1 - w_e.
 

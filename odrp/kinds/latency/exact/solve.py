@@ -1,12 +1,18 @@
-"""The exact latency method: by supervisor classes or as one MILP, whichever applies.
+"""The exact latency method: ``auto`` (by supervisor classes or as one MILP, whichever applies) or ``textbook``.
 
-:func:`solve` answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when the
-setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
+``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
+is. ``auto``, the default, answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`)
+when the setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
 (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm start is given; when a
 partition has too many labellings for that method it falls back to the one MILP. The one MILP is
 :func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
 first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the solver with the warm start,
-if any, as a MIP start.
+if any, as a MIP start; the hybrid heuristic's placement (the classes method's first incumbent) is
+its incumbent when the solver finds none better, and its MIP start with HiGHS.
+
+Every model's size is estimated in closed form and checked against the memory budget
+(:func:`odrp.core.memory.check_model`) before it is built; the solver gets the time left after the
+estimated hand-over (:mod:`odrp.kinds.latency.exact.timing`).
 """
 
 from __future__ import annotations
@@ -16,14 +22,20 @@ import time
 from typing import Any
 
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
-from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun
+from odrp.core.memory import check_model
+from odrp.core.result import relative_gap
+from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
 from odrp.kinds.latency.evaluator import evaluate
-from odrp.kinds.latency.exact import classes
-from odrp.kinds.latency.exact.model import assignment, build, set_start
+from odrp.kinds.latency.exact import classes, textbook
+from odrp.kinds.latency.exact.model import assignment, build, estimated_size, set_start
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
-from odrp.kinds.latency.instance import LatencyInstance, solution_json
+from odrp.kinds.latency.exact.timing import solver_limit
+from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
+
+FORMULATIONS = ("auto", "textbook")
+DEFAULT_FORMULATION = "auto"
 
 
 def solve(
@@ -33,13 +45,20 @@ def solve(
     mip_gap: float = DEFAULT_MIP_GAP,
     warm_start: dict[str, Any] | None = None,
     settings: LatencySettings | None = None,
+    formulation: str = DEFAULT_FORMULATION,
 ) -> ExactOutcome:
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
     """
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
     settings = settings or LatencySettings()
+    if formulation == "textbook":
+        check_model(*textbook.size(inst), "the textbook latency MILP")
+        return solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
+    check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there
         by_classes = warm_start is None and classes.latency_is_tie_break(inst)
@@ -49,6 +68,30 @@ def solve(
         except classes.TooManyGroups:  # a partition with too many labellings: the one MILP
             settings = dataclasses.replace(settings, classes=False)
     return solve_one_model(inst, solver, time_limit, mip_gap, warm_start, settings)
+
+
+def solve_textbook(
+    inst: LatencyInstance, solver: str, time_limit: float | None, mip_gap: float, warm_start: dict[str, Any] | None
+) -> ExactOutcome:
+    """The textbook MILP, built and solved (with the warm start, if any, as a MIP start)."""
+    start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
+    start = time.perf_counter()
+    model = textbook.build(inst)
+    if warm_start is not None:
+        given = parse_solution(inst, warm_start, "warm start")
+        textbook.set_start(model, inst, [u for u in given if u is not None])
+    build_s = time.perf_counter() - start
+    left = None if time_limit is None else time_limit - build_s
+    limit = solver_limit(left, solver, build_s)
+    stats: dict[str, Any] = {"formulation": "textbook", "build_s": build_s, **model_size(model)}
+    if limit == 0.0:
+        return ExactOutcome(_no_time(solver, "no time left to solve the textbook MILP"), None, stats)
+    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=warm_start is not None)
+    stats["solve_s"] = run.runtime_s
+    if start_objective is not None:
+        stats["warm_start"] = warm_start_stats(start_objective, run)
+    solution = solution_json(inst, textbook.assignment(model, inst)) if run.has_solution else None
+    return ExactOutcome(run, solution, stats)
 
 
 def solve_one_model(
@@ -62,30 +105,64 @@ def solve_one_model(
     """The one MILP: build, separate for at most ``separation_share`` of the time limit, solve."""
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     start = time.perf_counter()
+    known = classes.upper_bound(inst, settings.incumbent_iterations)
+    if warm_start is not None:
+        given = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
+        if known is None or start_objective < known[0]:
+            known = (start_objective, given)
+    built = time.perf_counter()
     model = build(inst, settings)
-    build_s = time.perf_counter() - start
+    build_s = time.perf_counter() - built
     deadline = None if time_limit is None else start + time_limit * settings.separation_share
     separation = separate_triangles(model, inst, settings, deadline=deadline)
-    if warm_start is not None:  # after the separation, whose LP solves load values into the model
-        set_start(model, inst, warm_start)
-    remaining = None if time_limit is None else max(1.0, time_limit - (time.perf_counter() - start))
-    raw = run_solver(model, solver=solver, time_limit=remaining, mip_gap=mip_gap, warm_start=warm_start is not None)
-    run = _unscaled(raw, model.scale)
-    solution = solution_json(inst, assignment(model, inst)) if run.has_solution else None
+    # the user's warm start is the MIP start; else the heuristic's placement, but not for CBC 2.10,
+    # which processes a MIP start without looking at its time limit
+    mip_start = warm_start
+    if mip_start is None and known is not None and solver != "cbc":
+        mip_start = solution_json(inst, known[1])
+    if mip_start is not None:  # after the separation, whose LP solves load values into the model
+        set_start(model, inst, mip_start)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    limit = solver_limit(left, solver, build_s)
     stats = {
         "build_s": build_s,
         **separation,
-        "solve_s": raw.runtime_s,
         "scale": model.scale,
         **dataclasses.asdict(settings),
         **model_size(model),
     }
+    if limit == 0.0:
+        return _with_known(inst, _no_time(solver, "no time left to solve the latency MILP"), known, stats)
+    raw = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=mip_start is not None)
+    run = _unscaled(raw, model.scale)
+    stats["solve_s"] = raw.runtime_s
     if start_objective is not None:
         report = warm_start_stats(start_objective, raw)
         if report["solver_objective"] is not None:  # the solver's log reads the scaled objective
             report["solver_objective"] /= model.scale
         stats["warm_start"] = report
-    return ExactOutcome(run, solution, stats)
+    if run.has_solution and (known is None or run.objective <= known[0]):
+        return ExactOutcome(run, solution_json(inst, assignment(model, inst)), stats)
+    return _with_known(inst, run, known, stats)
+
+
+def _with_known(
+    inst: LatencyInstance, run: SolverRun, known: tuple[float, list[int]] | None, stats: dict[str, Any]
+) -> ExactOutcome:
+    """``run`` with the known placement as its incumbent (the solver's was worse or missing)."""
+    if known is None:
+        return ExactOutcome(run, None, stats)
+    bound = None if run.bound is None else min(run.bound, known[0])
+    status = run.status if run.status in ("optimal", "time_limit") else "feasible"
+    merged = dataclasses.replace(
+        run, status=status, objective=known[0], bound=bound, gap=relative_gap(known[0], bound, "min")
+    )
+    stats["incumbent_from"] = "hybrid heuristic or warm start"
+    return ExactOutcome(merged, solution_json(inst, known[1]), stats)
+
+
+def _no_time(solver: str, why: str) -> SolverRun:
+    return SolverRun(solver_version(solver), "time_limit", None, None, None, 0.0, message=why)
 
 
 def _unscaled(run: SolverRun, scale: float) -> SolverRun:

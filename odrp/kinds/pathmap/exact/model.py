@@ -31,18 +31,15 @@ are least-cost routes).
 
 from __future__ import annotations
 
-import time
+import itertools
 from typing import Any
 
 import numpy as np
 import pyomo.environ as pyo
 
-from odrp.core.exact import ExactOutcome, checked_start, clear_values, model_size, warm_start_stats
-from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
-from odrp.core.solvers import solve as run_solver
-from odrp.kinds.pathmap.evaluator import evaluate
+from odrp.core.exact import clear_values
 from odrp.kinds.pathmap.instance import PathmapInstance, parse_solution, solution_json
-from odrp.kinds.pathmap.routes import Routes, pair_routes
+from odrp.kinds.pathmap.routes import Routes
 
 Arc = tuple[int, int, int]
 """(pair p, server u of stage p, server v of stage p + 1)."""
@@ -61,6 +58,15 @@ def stages(inst: PathmapInstance, tables: list[Routes]) -> list[tuple[int, ...]]
         cost = tables[p].cost
         alive[p] = {u for u in forward[p] if any(np.isfinite(cost[u, v]) for v in alive[p + 1])}
     return [tuple(sorted(layer)) for layer in alive]
+
+
+def size(inst: PathmapInstance) -> tuple[int, int, int]:
+    """(variables, constraints, nonzeros) at most, in closed form: every pair of servers of two
+    consecutive stages an arc (before the routes and the pruning of the stages are known)."""
+    layers = [1, *(len(inst.candidates(i)) for i in range(inst.n_components)), 1]
+    arcs = sum(a * b for a, b in itertools.pairwise(layers))
+    places = sum(layers[1:-1])
+    return places + arcs, 1 + 2 * places + inst.n_servers, 2 * arcs + 2 * places + 2 * places
 
 
 def arcs(inst: PathmapInstance, tables: list[Routes], layers: list[tuple[int, ...]]) -> list[Arc]:
@@ -132,43 +138,3 @@ def set_start(model: pyo.ConcreteModel, inst: PathmapInstance, solution: dict[st
     clear_values(model)
     for i, u in enumerate(nodes):
         model.x[i, u].set_value(1)
-
-
-def solve(
-    inst: PathmapInstance,
-    solver: str = DEFAULT_SOLVER,
-    time_limit: float | None = None,
-    mip_gap: float = DEFAULT_MIP_GAP,
-    warm_start: dict[str, Any] | None = None,
-) -> ExactOutcome:
-    """The proven least-cost mapping, or ``infeasible``.
-
-    ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (:func:`set_start`).
-    """
-    start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
-    start = time.perf_counter()
-    tables = pair_routes(inst)
-    layers = stages(inst, tables)
-    routes_s = time.perf_counter() - start
-    if not layers[0]:
-        run = SolverRun(
-            solver=solver_version(solver),
-            status="infeasible",
-            objective=None,
-            bound=None,
-            gap=None,
-            runtime_s=0.0,
-            message="no chain of servers hosting the services is connected within the bandwidth and hop limits",
-        )
-        return ExactOutcome(run, None, {"routes_s": routes_s, "arcs": 0})
-    start = time.perf_counter()
-    model = build(inst, tables, layers)
-    if warm_start is not None:
-        set_start(model, inst, warm_start)
-    build_s = time.perf_counter() - start
-    run = run_solver(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm_start is not None)
-    solution = mapping(model, inst, tables) if run.has_solution else None
-    stats = {"routes_s": routes_s, "build_s": build_s, "solve_s": run.runtime_s, **model_size(model)}
-    if start_objective is not None:
-        stats["warm_start"] = warm_start_stats(start_objective, run)
-    return ExactOutcome(run, solution, stats)
