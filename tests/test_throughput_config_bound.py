@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from odrp.kinds.throughput.exact import bounds, config_bound, highs_child, pattern_bound
+from odrp.kinds.throughput.exact import bounds, config_bound, pattern_bound, solver_child
 from odrp.kinds.throughput.exact.matrix import MatrixModel
 from odrp.kinds.throughput.instance import load
 from tests.test_throughput_exact import best_placement, brute_force, tiny
@@ -82,14 +82,14 @@ def _knapsack() -> MatrixModel:
     return model
 
 
-def test_highs_child_answers_like_highs_in_process():
-    run, values = highs_child.solve(_knapsack(), 30.0)
+def test_solver_child_answers_like_highs_in_process():
+    run, values = solver_child.solve(_knapsack(), 30.0)
     assert run.status in ("optimal", "feasible") and run.objective == pytest.approx(20.0)
     assert values == pytest.approx([4.0, 0.0])
 
 
-def test_highs_child_is_stopped_at_the_deadline():
-    run, values = highs_child.solve(_knapsack(), 0.0, grace=0.0)  # the child cannot even start Python in 0 s
+def test_solver_child_is_stopped_at_the_deadline():
+    run, values = solver_child.solve(_knapsack(), 0.0, grace=0.0)  # the child cannot even start Python in 0 s
     assert run.status == "time_limit" and values is None and run.runtime_s < 5.0
 
 

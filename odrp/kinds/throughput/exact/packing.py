@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 
 from odrp.kinds.throughput.evaluator import rate
 from odrp.kinds.throughput.exact.bounds import count_range
@@ -66,15 +67,21 @@ def pack(
 
 
 def counts_at(
-    inst: ThroughputInstance, rho: float, order: str = "smallest", max_raises: int = PackingSettings().max_raises
+    inst: ThroughputInstance,
+    rho: float,
+    order: str = "smallest",
+    max_raises: int = PackingSettings().max_raises,
+    deadline: float | None = None,
 ) -> Counts | None:
     """A placement that sustains rho, found by packing and raising counts at most ``max_raises`` times (None: none
-    found)."""
+    found, or ``deadline`` passed)."""
     ranges = [count_range(inst, c, rho) for c in range(inst.n_components)]
     if any(lo > hi for lo, hi in ranges):
         return None
     levels = [lo for lo, _ in ranges]
     for _ in range(max_raises):
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         failed, placement = pack(inst, rho, levels, order)
         if failed is None:
             return placement
@@ -85,11 +92,15 @@ def counts_at(
 
 
 def search(
-    inst: ThroughputInstance, low: float, high: float, settings: PackingSettings = PackingSettings()
+    inst: ThroughputInstance,
+    low: float,
+    high: float,
+    settings: PackingSettings = PackingSettings(),
+    deadline: float | None = None,
 ) -> Counts | None:
     """The best placement found by bisection on rho in (low, high] (``settings.steps`` steps) with every order of
     ``settings.orders`` (each bisection from ``low``: packing is not monotone in rho, a rate one order reaches
-    another may skip)."""
+    another may skip), until ``deadline`` (then the best found so far)."""
     best: Counts | None = None
     best_rate = low
     for order in settings.orders:
@@ -97,8 +108,10 @@ def search(
         for _ in range(settings.steps):
             if hi - lo <= 1e-6 * hi:
                 break
+            if deadline is not None and time.perf_counter() > deadline:
+                return best
             mid = (lo + hi) / 2
-            placement = counts_at(inst, mid, order, settings.max_raises)
+            placement = counts_at(inst, mid, order, settings.max_raises, deadline)
             if placement is None:
                 hi = mid
                 continue

@@ -11,7 +11,7 @@ placement found (improved by block ascent). The parent applies it with the same
 :meth:`.level_search.Tree.take` as the one-process search, then gives that worker the next node.
 
 Workers are fresh interpreters (``python -m odrp.kinds.throughput.exact.worker``, not a fork: HiGHS and
-CP-SAT start threads, see :mod:`.highs_child`), started once per solve, when the first level search
+CP-SAT start threads, see :mod:`.solver_child`), started once per solve, when the first level search
 becomes likely (the configuration bound runs meanwhile, so their imports overlap it); the instance and
 the solve's settings are pickled to each once, and each worker keeps its own :class:`.cache.Cache` for
 them. Messages are length-prefixed pickles on the worker's stdin and on a copy of its stdout (fd 1

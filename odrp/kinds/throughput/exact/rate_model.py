@@ -216,7 +216,9 @@ def decode_matrix(form: MatrixForm, values: list[float], n_components: int) -> C
 @dataclass
 class CpsatForm:
     model: object
-    y: dict[Item, object]
+    y: list
+    """The variable of every item, in the order of ``items``."""
+    items: tuple[Item, ...]
 
 
 def build_cpsat(
@@ -226,55 +228,58 @@ def build_cpsat(
     subsets, asked yes or no) z = 0 and the model has no objective. CP-SAT 9.15 with one worker, maximising z,
     found no solution in 10 s on models it solves in 1 ms without the objective (a subset model of nine integers,
     tiny(6) component 0 alone; the leaf vector (2, 2, 2) of tiny(7) at 707.73): its search lowered z's bound one
-    conflict at a time."""
+    conflict at a time. Rows are weighted sums of variable lists (items by position, not hashed: a 20 x 30 model
+    has 180,000 items)."""
     from ortools.sat.python import cp_model  # loaded when a CP-SAT model is built: importing the kind stays light
 
     model = cp_model.CpModel()
+    weighted = cp_model.LinearExpr.weighted_sum  # linear in the number of terms, where sum() is not
     z = model.NewIntVar(0, CPSAT_SCALE if slack else 0, "z")
     v = {(c, n): model.NewBoolVar(f"v{c}_{n}") for c in rm.kept for n in rm.levels[c]}
-    y = {item: model.NewIntVar(0, item.upper, f"y{item.c}_{item.w}_{item.n}") for item in rm.items}
+    y = [model.NewIntVar(0, item.upper, "") for item in rm.items]
     for c in rm.kept:
         model.AddExactlyOne(v[c, n] for n in rm.levels[c])
-    by_level: dict[tuple[int, int], list[Item]] = {}
-    load: list[list] = [[] for _ in range(inst.n_machines)]
-    tasks: list[list] = [[] for _ in range(inst.n_machines)]
-    for item in rm.items:
-        by_level.setdefault((item.c, item.n), []).append(item)
+    by_level: dict[tuple[int, int], list] = {key: [] for key in v}
+    load_vars: list[list] = [[] for _ in range(inst.n_machines)]
+    load_coefs: list[list[int]] = [[] for _ in range(inst.n_machines)]
+    caps = [cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity]
+    for item, var in zip(rm.items, y, strict=True):
+        by_level[item.c, item.n].append(var)
         if item.upper < item.n:
-            model.Add(y[item] <= item.upper * v[item.c, item.n])
-        cap = inst.capacity[item.w] * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL
-        load[item.w].append((math.floor(item.size / cap * CPSAT_SCALE), y[item]))
-        tasks[item.w].append(y[item])
+            model.Add(var <= item.upper * v[item.c, item.n])
+        load_vars[item.w].append(var)
+        load_coefs[item.w].append(math.floor(item.size / caps[item.w] * CPSAT_SCALE))
     for (c, n), var in v.items():
-        model.Add(sum(y[i] for i in by_level.get((c, n), [])) == n * var)
+        level = by_level[c, n]
+        model.Add(weighted([*level, var], [1] * len(level) + [-n]) == 0)
     for w in range(inst.n_machines):
-        model.Add(sum(k * var for k, var in load[w]) + z <= CPSAT_SCALE)
+        model.Add(weighted([*load_vars[w], z], [*load_coefs[w], 1]) <= CPSAT_SCALE)
         if inst.max_tasks[w] is not None:
-            model.Add(sum(tasks[w]) <= inst.max_tasks[w])
+            model.Add(cp_model.LinearExpr.sum(load_vars[w]) <= inst.max_tasks[w])
     if rm.subset:  # the cluster rows, scaled so that its CPU is 10^9 and rounded down like the machine rows
         cpu, slots = rm.room
-        total = sum(cap * (1 + FEASIBILITY_TOL) + FEASIBILITY_TOL for cap in inst.capacity)
-        scaled = [(math.floor(item.size / total * CPSAT_SCALE), y[item]) for item in rm.items]
-        model.Add(sum(k * var for k, var in scaled) <= math.floor(cpu / total * CPSAT_SCALE))
+        total = sum(caps)
+        scaled = [math.floor(item.size / total * CPSAT_SCALE) for item in rm.items]
+        model.Add(weighted(y, scaled) <= math.floor(cpu / total * CPSAT_SCALE))
         if slots is not None:
-            model.Add(sum(y.values()) <= int(slots))
+            model.Add(cp_model.LinearExpr.sum(y) <= int(slots))
     if symmetry:
         for a, b in _symmetric_pairs(inst):
-            model.Add(sum(k * var for k, var in load[a]) >= sum(k * var for k, var in load[b]))
+            model.Add(weighted(load_vars[a], load_coefs[a]) >= weighted(load_vars[b], load_coefs[b]))
     if hint is not None:
         totals = [sum(per.values()) for per in hint]
         for (c, n), var in v.items():
             model.AddHint(var, int(totals[c] == n))
-        for item, var in y.items():
+        for item, var in zip(rm.items, y, strict=True):
             model.AddHint(var, hint[item.c].get(item.w, 0) if totals[item.c] == item.n else 0)
     if slack:
         model.Maximize(z)
-    return CpsatForm(model, y)
+    return CpsatForm(model, y, rm.items)
 
 
 def decode_cpsat(form: CpsatForm, solver, n_components: int) -> Counts:
     counts: Counts = [{} for _ in range(n_components)]
-    for item, var in form.y.items():
+    for item, var in zip(form.items, form.y, strict=True):
         k = solver.Value(var)
         if k:
             counts[item.c][item.w] = counts[item.c].get(item.w, 0) + k

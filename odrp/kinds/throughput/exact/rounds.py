@@ -2,7 +2,7 @@
 
 :func:`solve_round` decides P(rho) once, in pattern form (:mod:`.patterns`) or in level form
 (:mod:`.rate_model`), with CP-SAT, HiGHS (highspy directly, in a child process when the model is large
-and the time limited: :mod:`.highs_child`) or CBC (through Pyomo). In level form the instance counts
+and the time limited: :mod:`.solver_child`) or CBC (through Pyomo, the same). In level form the instance counts
 worth trying are bounded first (:func:`levels`: the closed-form ranges, the fluid LP at R = rho, and
 caps on x_cw from the fluid LP); a level outside them cannot sustain rho. A round that could not be
 built before its deadline (at the pace of the last round's building, per item) is not started.
@@ -17,13 +17,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from odrp.core.solvers import SolverRun
-from odrp.core.solvers import solve as solve_pyomo
+from odrp.core.solvers import SolverRun, solver_version
 from odrp.core.solvers.cpsat import run_cpsat
 from odrp.kinds.throughput.evaluator import rate
-from odrp.kinds.throughput.exact import bounds, highs_child, patterns, rate_model
+from odrp.kinds.throughput.exact import bounds, patterns, rate_model, solver_child
 from odrp.kinds.throughput.exact.bounds import FluidModels
-from odrp.kinds.throughput.exact.matrix import MatrixModel, pyomo_values
+from odrp.kinds.throughput.exact.matrix import MatrixModel
 from odrp.kinds.throughput.exact.rate_model import BoxSolver, Ranges
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
@@ -226,13 +225,13 @@ def solve_matrix(
     model: MatrixModel, solver: str, left: float | None, settings: ThroughputSettings
 ) -> tuple[SolverRun, list[float] | None]:
     """One P(rho) in matrix form with HiGHS (highspy, tight feasibility tolerances) or CBC (Pyomo): the run and
-    the column values of its solution, if any. A time-limited HiGHS model with more than
-    ``settings.child_nonzeros`` nonzeros is solved in a child process stopped at the deadline."""
+    the column values of its solution, if any. A time-limited model with more than ``settings.child_nonzeros``
+    nonzeros is solved in a child process stopped at the deadline (:mod:`.solver_child`); CBC, which takes at
+    least a second once started, is not started with less than ``settings.cbc_least`` seconds left."""
     gap, solutions = settings.subproblem_gap, settings.subproblem_solutions
-    if solver == "highs":
-        if left is not None and model.size()["nonzeros"] > settings.child_nonzeros:
-            return highs_child.solve(model, left, gap, solutions, settings.child_grace)
-        return highs_child.solve_highs(model, left, gap, solutions)
-    pyomo_model = model.to_pyomo()
-    run = solve_pyomo(pyomo_model, "cbc", left, gap)
-    return run, pyomo_values(pyomo_model) if run.objective is not None else None
+    if solver == "cbc" and left is not None and left < settings.cbc_least:
+        message = "time limit reached (too little time left to start CBC)"
+        return SolverRun(solver_version("cbc"), "time_limit", None, None, None, 0.0, message), None
+    if left is not None and model.size()["nonzeros"] > settings.child_nonzeros:
+        return solver_child.solve(model, left, gap, solutions, settings.child_grace, solver)
+    return solver_child.solve_here(model, solver, left, gap, solutions)

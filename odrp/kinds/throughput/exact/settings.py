@@ -155,6 +155,9 @@ class ThroughputSettings:
     """After the configuration bound, every round is a level search (false: P(rho) rounds only)."""
     processes: int = field(default=2, metadata={"ge": 1})
     """Processes of the level searches: the nodes go to this many worker processes (1: in this process)."""
+    workers_least: float = field(default=2.0, metadata={"ge": 0})
+    """Worker processes are not started with less time left than this (seconds): they take about a second to
+    import their modules; the level search then runs in this process."""
     ladder: bool = True
     """Above ``config_up_to``, under a time limit, with worker processes: the time after the configuration
     bound goes to a ladder of level searches (:mod:`.ladder`) instead of the fine grid and the count descent."""
@@ -185,6 +188,9 @@ class ThroughputSettings:
     """First step (relative) of the refinement below the coarse bound."""
     fine_precision: float = field(default=1e-4, metadata={"gt": 0})
     """The refinement stops when its step is below this (relative)."""
+    packing_box: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    """Share of the time left the packing search may take (at 20 x 30 it takes 5-7 s of a minute; under a limit of a
+    few seconds it stops with the best placement found so far)."""
     descent_box: float = field(default=0.15, metadata={"ge": 0, "le": 1})
     """Up to ``config_up_to``: share of the time left the count descent may take before the first level search
     (10 x 10 seed 5 reaches R* = 174.102 in 0.7 s this way, where the level search met it rungs later)."""
@@ -217,10 +223,12 @@ class ThroughputSettings:
     """Seconds to build P(rho) per item y_cwn before a round has measured it: a round that cannot be built
     before the deadline is not started."""
     child_nonzeros: int = field(default=100_000, metadata={"ge": 0})
-    """A time-limited HiGHS P(rho) with more nonzeros runs in a child process stopped at the deadline
-    (:mod:`.highs_child`: HiGHS's presolve does not watch the clock)."""
-    child_grace: float = field(default=1.0, metadata={"ge": 0})
-    """Seconds past its time limit that child may take to answer before it is killed."""
+    """A time-limited HiGHS or CBC P(rho) with more nonzeros runs in a child process stopped at the deadline
+    (:mod:`.solver_child`: HiGHS's presolve does not watch the clock, nor does Pyomo writing a model for CBC)."""
+    child_grace: float = field(default=0.25, metadata={"ge": 0})
+    """Seconds past the deadline that child may take to answer before it is killed."""
+    cbc_least: float = field(default=1.0, metadata={"ge": 0})
+    """CBC is not started with less time left than this (its time limit is at least a second)."""
     pattern_limit: int = field(default=20_000, metadata={"ge": 0})
     """``auto`` uses the pattern form of P(rho) when every component has at most this many candidate patterns."""
     pattern_lp_iterations: int = field(default=200, metadata={"ge": 1})

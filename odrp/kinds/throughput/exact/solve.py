@@ -118,8 +118,8 @@ def solve(
     (patterns when every component has at most ``settings.pattern_limit`` candidates). ``warm_start``: a
     feasible solution JSON, the incumbent when it beats the search's own start (the search only ever needs a
     placement's exact rate). ``settings``: every tunable (None: the defaults). With ``settings.processes`` > 1
-    the level searches run on worker processes (:mod:`.parallel`), started when the first level search
-    becomes likely and killed when ``solve`` returns or raises.
+    the level searches run on worker processes (:mod:`.parallel`), started by the first level search (none
+    when no level search runs) and killed when ``solve`` returns or raises.
     """
     settings = ThroughputSettings() if settings is None else settings
     if formulation == "textbook":
@@ -172,6 +172,14 @@ class _RateSearch:
             fluid_levels=fluid_levels, fixed=self.fixed, pool=self.pool, **kwargs,
         )  # fmt: skip
 
+    def _workers_worth(self) -> bool:
+        """Whether worker processes may start (or are running): without a limit, or with at least
+        ``settings.workers_least`` seconds left (they take about a second to import their modules)."""
+        if self.nodes is not None and self.nodes.procs:
+            return True
+        left = self.budget.left()
+        return left is None or left >= self.settings.workers_least
+
     def _share(self, share: float) -> float | None:
         """The deadline ``share`` of the time left from now (None: no limit)."""
         left = self.budget.left()
@@ -188,13 +196,12 @@ class _RateSearch:
         climbing = (
             settings.ladder and large and settings.branching and nodes is not None and deadline is not None
         ) and not self.fixed
-        if climbing:
-            nodes.start()  # type: ignore[union-attr]  # the ladder's workers import while the configuration bound runs
         incumbent: Counts | None = None
         if settings.search_start and self.fixed is None:
-            incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(inst, settings)
+            incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(inst, settings, deadline)
             if incumbent is not None and large:
-                incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings)
+                box = self._share(settings.packing_box)
+                incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
         best = rate(inst, incumbent) if incumbent is not None else None
         stats["start_rate"] = best
         if given is not None:
@@ -234,7 +241,7 @@ class _RateSearch:
             )  # fmt: skip
             upper = min(upper, lowered[0])
             stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
-            if climbing:  # the time left: the ladder of level searches and the count descent on the workers
+            if climbing and self._workers_worth():  # the time left: the ladder and the count descent on the workers
                 stats["config_bound"] = upper
                 climbed = ladder.climb(inst, best, incumbent, upper, lowered[1], deadline, nodes, self.gap)  # type: ignore[arg-type]
                 stats["ladder"] = climbed.as_dict()
@@ -275,7 +282,7 @@ class _RateSearch:
                 if searched.proven:
                     upper, reach = min(upper, searched.rho), settings.bisect
                     continue
-                if deadline is not None and time.perf_counter() >= deadline:
+                if deadline is not None:  # the deadline, or a leaf's P(rho) stopped by its time limit just before it
                     status, message = "time_limit", "time limit reached"
                 else:  # a leaf ended without a decision and without a deadline (a solver error or tolerance)
                     status, message = "feasible", "level search: a leaf P(rho) was not decided"
@@ -305,7 +312,8 @@ class _RateSearch:
                         config_lp = False
                         upper, columns, branching_now = self._config_bound(best, upper)
                         if branching_now and settings.search_start:  # the level search's targets start from the best
-                            incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings)
+                            box = self._share(settings.packing_box)
+                            incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
                             cap = self._share(settings.descent_box)
                             incumbent, best = improved(
                                 inst,
@@ -336,8 +344,6 @@ class _RateSearch:
         (its columns start the first level search) and whether level searches follow."""
         settings = self.settings
         branching = settings.branching and self.fixed is None
-        if self.nodes is not None and branching:
-            self.nodes.start()  # the level searches follow: the workers import meanwhile
         lowered, columns = config_bound.bisect(
             self.inst, best, upper, self._share(settings.config_box), precision=settings.config_precision,
             tables=self.cache.tables,
@@ -351,7 +357,8 @@ class _RateSearch:
         """:func:`level_round` with this search's instance, solver, deadline, settings, cache and workers."""
         return level_round(
             self.inst, best, incumbent, Targets(upper, reach, self.gap, self.settings.level_wide), self.solver,
-            self.deadline, self.settings, self.cache, self.stats, columns, self.nodes,
+            self.deadline, self.settings, self.cache, self.stats, columns,
+            self.nodes if self._workers_worth() else None,
         )  # fmt: skip
 
     def _fine_config_bound(self, best: float, upper: float, last: config_bound.ConfigurationLP | None) -> float:

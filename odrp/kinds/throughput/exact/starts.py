@@ -13,6 +13,7 @@ falls.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from odrp.heuristics.throughput import hetero_greedy
@@ -23,12 +24,12 @@ from odrp.kinds.throughput.instance import Counts, ThroughputInstance, parse_sol
 
 
 def warm_start(
-    inst: ThroughputInstance, settings: ThroughputSettings = ThroughputSettings()
+    inst: ThroughputInstance, settings: ThroughputSettings = ThroughputSettings(), deadline: float | None = None
 ) -> tuple[Counts | None, float | None, float | None]:
     """The best of several starts, each improved by block ascent (:func:`.polish.reinsert`): hetero_greedy's
-    placement, and the fluid LP's optimum rounded to a placement at each of ``settings.rounding_scales``.
-    Returns the placement, the greedy rate and the best rounded start's rate after block ascent (None where
-    every such start fails)."""
+    placement, and the fluid LP's optimum rounded to a placement at each of ``settings.rounding_scales`` (those
+    not begun by ``deadline`` are skipped). Returns the placement, the greedy rate and the best rounded start's
+    rate after block ascent (None where every such start fails)."""
     starts: list[Counts] = []
     greedy_rate = rounded_rate = None
     outcome = hetero_greedy(inst)
@@ -39,6 +40,8 @@ def warm_start(
             greedy_rate = rate(inst, counts)
     fluid = bounds.fluid_solution(inst)
     for scale in settings.rounding_scales if fluid is not None else ():
+        if deadline is not None and time.perf_counter() > deadline and starts:
+            break
         rounded = polish.round_fluid(inst, fluid[1], fluid[2], scale)  # type: ignore[index]
         if rounded is not None and evaluate_counts(inst, rounded).feasible:
             starts.append(polish.reinsert(inst, rounded))
@@ -49,11 +52,15 @@ def warm_start(
 
 
 def packing_start(
-    inst: ThroughputInstance, incumbent: Counts, upper: float, settings: ThroughputSettings = ThroughputSettings()
+    inst: ThroughputInstance,
+    incumbent: Counts,
+    upper: float,
+    settings: ThroughputSettings = ThroughputSettings(),
+    deadline: float | None = None,
 ) -> tuple[Counts, float | None]:
-    """The better of ``incumbent`` and the packing search above its rate (:mod:`.packing`, then block
-    ascent), and the rate that search reached (None: no placement above the incumbent)."""
-    found = packing.search(inst, rate(inst, incumbent), upper, settings.packing)
+    """The better of ``incumbent`` and the packing search above its rate (:mod:`.packing`, until ``deadline``,
+    then block ascent), and the rate that search reached (None: no placement above the incumbent)."""
+    found = packing.search(inst, rate(inst, incumbent), upper, settings.packing, deadline)
     if found is None:
         return incumbent, None
     found = polish.reinsert(inst, found)

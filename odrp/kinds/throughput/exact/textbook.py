@@ -29,6 +29,8 @@ and CBC the same matrix.
    infeasible.
 3. While (hi - lo) / lo > g (``mip_gap``): rho = (lo + hi) / 2; P(rho) feasible with placement x: lo = R(x)
    (>= rho, its exact rate by the evaluator's formula); infeasible: hi = rho; undecided at the deadline: stop.
+   Under a time limit a round is not started when building the last round's model took longer than the time
+   left (the model has the same size at every rate).
 
 On a time limit the answer is the best placement found (lo) and the lowest rate refuted (hi).
 """
@@ -88,22 +90,26 @@ def closed_form_bound(inst: ThroughputInstance) -> float | None:
 
 def decide(
     inst: ThroughputInstance, rho: float, allowed: list[list[int]], solver: str, deadline: float | None, workers: int
-) -> tuple[str, Counts | None]:
-    """P(rho) once: (``feasible``, placement), (``infeasible``, None), or (the solver's status, None)."""
-    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+) -> tuple[str, Counts | None, float]:
+    """P(rho) once: (``feasible``, placement), (``infeasible``, None) or (the solver's status, None), and the
+    seconds it took to build the model."""
+    begin = time.perf_counter()
     rm = plain_model(inst, rho, allowed)
     if solver == "cpsat":
         form = rate_model.build_cpsat(inst, rm, symmetry=False, slack=False)
+        built = time.perf_counter() - begin
         left = None if deadline is None else max(0.0, deadline - time.perf_counter())
         run, cp = run_cpsat(form.model, "max", left, 0.0, workers, 1)
-        found = run.status in ("optimal", "feasible") or run.objective is not None
-        return ("feasible", rate_model.decode_cpsat(form, cp, inst.n_components)) if found else (run.status, None)
+        if run.status in ("optimal", "feasible") or run.objective is not None:
+            return "feasible", rate_model.decode_cpsat(form, cp, inst.n_components), built
+        return run.status, None, built
     matrix = rate_model.build_matrix(inst, rm, symmetry=False)
+    built = time.perf_counter() - begin
     left = None if deadline is None else max(0.0, deadline - time.perf_counter())
     run, values = solve_matrix(matrix.model, solver, left, ThroughputSettings())
     if values is not None:
-        return "feasible", rate_model.decode_matrix(matrix, values, inst.n_components)
-    return run.status, None
+        return "feasible", rate_model.decode_matrix(matrix, values, inst.n_components), built
+    return run.status, None, built
 
 
 def solve(
@@ -136,8 +142,13 @@ def solve(
 
     def round_(rho: float) -> tuple[str, Counts | None]:
         begin = time.perf_counter()
-        status, counts = decide(inst, rho, allowed, solver, deadline, workers)
+        if deadline is not None and stats["rounds"] and stats["rounds"][-1]["model_s"] > deadline - begin:
+            status, counts = "time_limit", None  # too little time left to build P(rho) (at the last round's pace)
+            stats["rounds"].append({"rho": rho, "status": status, "why": "too little time left to build P(rho)"})
+            return status, counts
+        status, counts, built = decide(inst, rho, allowed, solver, deadline, workers)
         record: dict[str, Any] = {"rho": rho, "status": status, "seconds": time.perf_counter() - begin}
+        record["model_s"] = built
         if counts is not None:
             record["rate"] = rate(inst, counts)
         stats["rounds"].append(record)
