@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--formulation", default=None, help="exact formulation, e.g. compact|paper for odrp")
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds")
     p.add_argument("--mip-gap", type=float, default=None, metavar="G", help="relative MIP gap (default 1e-6)")
+    p.add_argument(
+        "--memory-limit",
+        type=float,
+        default=None,
+        metavar="GB",
+        help="memory budget of the run in GB (default: half the machine's memory)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of a randomised heuristic")
     p.add_argument(
         "--param",
@@ -100,20 +107,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.core.limits import MemoryLimitExceeded, MethodDied
     from odrp.core.solvers import DEFAULT_MIP_GAP
-    from odrp.io import load_instance
-    from odrp.methods import UnknownMethod, run_method
+    from odrp.io import load_instance, read_solution
+    from odrp.methods import UnknownMethod, run_within_limits
+    from odrp.registry import heuristics
 
     kind, instance = load_instance(args.file)
+    start: Any = args.warm_start
+    if start is not None and start not in heuristics():
+        start = read_solution(start)
     try:
-        start, origin = _warm_start(args, kind, instance)
-        result = run_method(
+        result = run_within_limits(
             kind,
             instance,
             args.method,
             solver=args.solver,
             formulation=args.formulation,
             time_limit=args.time_limit,
+            memory_limit=_memory_bytes(args.memory_limit),
             mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
             seed=args.seed,
             options=_method_params(args.param),
@@ -121,8 +133,11 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         )
     except UnknownMethod as error:
         raise InputError("command line", "--method/--solver/--formulation/--warm-start", str(error)) from None
-    if origin:
-        result.metrics.setdefault("method_stats", {}).setdefault("warm_start", {}).update(origin)
+    except MemoryLimitExceeded as error:
+        raise InputError("command line", "--memory-limit", str(error)) from None
+    except MethodDied as error:
+        print(f"error: {args.method}: {error}", file=sys.stderr)
+        return 1
     if args.save and result.solution is not None:
         with open(args.save, "w") as handle:
             json.dump(result.solution, handle, indent=1)
@@ -133,20 +148,11 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     return 0
 
 
-def _warm_start(args: argparse.Namespace, kind: Any, instance: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-    """``--warm-start FILE|METHOD``: a heuristic's name runs it first; anything else is a file."""
-    from odrp.io import read_solution
-    from odrp.methods import UnknownMethod, warm_start_solution
-    from odrp.registry import heuristics
+def _memory_bytes(gigabytes: float | None) -> int | None:
+    """``--memory-limit GB`` in bytes (None: the default budget)."""
+    from odrp.core.memory import GB
 
-    if args.warm_start is None:
-        return None, {}
-    if args.method != "exact":
-        raise UnknownMethod(f"a warm start applies to --method exact, not to {args.method!r}")
-    source: Any = args.warm_start
-    if source not in heuristics():
-        source = read_solution(source)
-    return warm_start_solution(kind, instance, source, seed=args.seed, time_limit=args.time_limit)
+    return None if gigabytes is None else int(gigabytes * GB)
 
 
 def _method_params(pairs: list[str]) -> dict[str, Any]:

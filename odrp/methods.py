@@ -3,6 +3,10 @@
 This is the single path from a method's answer to a :class:`~odrp.core.result.Result`: the solution is
 re-scored by the problem's evaluator, and ``verified`` is true only when the evaluator finds it
 feasible and its objective agrees with the method's own (:func:`odrp.core.result.agrees`).
+
+:func:`run_method` runs in the calling process. :func:`run_within_limits`, which the CLI and the
+grid use, runs it in a child process under the time limit and the memory budget
+(:mod:`odrp.core.limits`), with a warm-start heuristic, if any, inside the same limit.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
+from odrp.core.limits import MethodDied, TimeLimitKilled, run_limited
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
 from odrp.core.settings import settings_for
@@ -24,6 +29,10 @@ from odrp.registry import KINDS, heuristics
 
 class UnknownMethod(ValueError):
     pass
+
+
+WARM_START_SHARE = 0.5
+"""The share of the time limit a warm-start heuristic may use; the exact method gets the rest."""
 
 
 def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
@@ -248,6 +257,67 @@ def warm_start_solution(
     if result.solution is None or result.status not in ("feasible", "optimal") or not result.verified:
         raise UnknownMethod(f"warm-start method {source!r} found no verified solution ({result.message})")
     return result.solution, {"source": str(source), "runtime_s": result.runtime_s, "objective": result.objective}
+
+
+def run_within_limits(
+    kind: ProblemKind,
+    instance: Any,
+    method: str = "exact",
+    *,
+    time_limit: float | None = None,
+    memory_limit: int | None = None,
+    warm_start: dict[str, Any] | str | None = None,
+    seed: int = 0,
+    **keywords: Any,
+) -> Result:
+    """:func:`run_method` in a child process that the limits hold whatever the method does.
+
+    - ``time_limit``: the method's limit, and the watchdog's (:data:`odrp.core.limits.GRACE` seconds
+      later). A run killed there is a Result with status ``time_limit``, no solution and a message.
+    - ``memory_limit``: bytes (None: the budget in force); a run past it raises
+      :class:`odrp.core.limits.MemoryLimitExceeded`.
+    - ``warm_start``: a solution JSON, or the name of a heuristic that runs first on
+      :data:`WARM_START_SHARE` of the time limit; the exact method gets the time that is left, so
+      the two share one limit. Where the start came from is in ``method_stats.warm_start``.
+    - Anything the method raises is raised here; a ``BaseException`` that is no ``Exception`` (a
+      plugin's ``SystemExit``) and a process that dies raise :class:`odrp.core.limits.MethodDied`.
+    """
+    started = time.perf_counter()
+
+    def limited() -> Result:
+        start, origin = None, {}
+        left = time_limit
+        if warm_start is not None:
+            if method != "exact":
+                raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}")
+            share = None if time_limit is None else WARM_START_SHARE * time_limit
+            start, origin = warm_start_solution(kind, instance, warm_start, seed=seed, time_limit=share)
+            left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
+        result = run_method(kind, instance, method, time_limit=left, seed=seed, warm_start=start, **keywords)
+        if origin:
+            result.metrics.setdefault("method_stats", {}).setdefault("warm_start", {}).update(origin)
+        result.runtime_s = time.perf_counter() - started
+        return result
+
+    try:
+        return run_limited(limited, time_limit=time_limit, memory_limit=memory_limit)
+    except TimeLimitKilled as stopped:
+        return Result(
+            problem=kind.name,
+            instance=getattr(instance, "name", "unnamed"),
+            method=method,
+            solver=keywords.get("solver") or (kind.default_solver if method == "exact" else None),
+            status="time_limit",
+            objective=None,
+            bound=None,
+            gap=None,
+            runtime_s=time.perf_counter() - started,
+            verified=False,
+            solution=None,
+            message=f"no solution: {stopped}",
+        )
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
+        raise MethodDied(f"the method raised {type(error).__name__}({error})") from None
 
 
 def _takes_keyword(function: Callable[..., Any], name: str) -> bool:

@@ -4,13 +4,17 @@ A grid lists it under ``plugins: [tests.bench_plugins]``; the runner imports it 
 every Spark task, and ships it to cluster workers. ``plugin_first_fit`` places each operator's
 fewest stable replicas on the first node (in a seed-shuffled order) with room for them, so it is
 feasible whenever that simple rule finds room; ``plugin_fails`` always raises; ``plugin_crashes``
-ends its Python worker process (as a segfaulting solver would), which kills the whole Spark task.
+ends its process (as a segfaulting solver would), which loses only its own run; ``plugin_exits``
+raises ``SystemExit``; ``plugin_sleeps`` sleeps 30 s in C code without looking at its time limit;
+``plugin_kills_worker`` kills the Python worker that runs its task, which kills the whole Spark task.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import random
+import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,10 +63,28 @@ def crashes(instance: Any, *, seed: int = 0, time_limit: float | None = None) ->
     os._exit(3)
 
 
+def exits(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    raise SystemExit(4)
+
+
+def sleeps(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    ctypes.CDLL(None).sleep(30)  # a native call that never returns to Python in time
+    raise AssertionError("the watchdog should have stopped this run")
+
+
+def kills_worker(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    os.kill(os.getppid(), signal.SIGKILL)  # the run's parent: the Python worker of the Spark task
+    time.sleep(30)
+    raise AssertionError("unreachable: the worker is gone")
+
+
 HEURISTICS = (
     Heuristic(
         "plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False, settings=FirstFitSettings
     ),
     Heuristic("plugin_fails", ("odrp",), fails, "test plugin: always raises"),
     Heuristic("plugin_crashes", ("odrp",), crashes, "test plugin: ends its process"),
+    Heuristic("plugin_exits", ("odrp",), exits, "test plugin: raises SystemExit"),
+    Heuristic("plugin_sleeps", ("odrp",), sleeps, "test plugin: stuck in a native call"),
+    Heuristic("plugin_kills_worker", ("odrp",), kills_worker, "test plugin: kills the worker running it"),
 )

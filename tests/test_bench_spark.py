@@ -181,7 +181,7 @@ def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
         plugins: [tests.bench_plugins]
         studies:
           - {name: crash, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [5],
-             methods: [plugin_crashes]}
+             methods: [plugin_kills_worker]}
           - {name: fine, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [6]}
         """
         )
@@ -191,13 +191,42 @@ def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):
     frame = dataset.read(tmp_path / "out")
     crashed = frame[frame["seed"] == 5]
     # the task died with its worker: every planned run of the instance is an error row that says so
-    assert sorted(crashed["method"]) == ["exact", "plugin_crashes"]
+    assert sorted(crashed["method"]) == ["exact", "plugin_kills_worker"]
     assert (crashed["status"] == "error").all()
     assert crashed["message"].str.startswith("Spark task failed: ").all()
     fine = frame[frame["seed"] == 6]
     assert fine["status"].tolist() == ["optimal"]
     # the one job of the run failed with the crash; the partitions whose outcomes had not arrived ran again
     assert any(w.startswith("the run's Spark job failed") for w in summary.warnings), summary.warnings
+
+
+def test_a_method_that_dies_exits_or_hangs_costs_only_its_own_row(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        plugins: [tests.bench_plugins]
+        studies:
+          - {name: rough, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [5],
+             methods: [plugin_crashes, plugin_exits, plugin_sleeps, plugin_first_fit], time_limit: 2}
+        """
+        )
+    )
+    began = time.perf_counter()
+    summary = bench(grid, tmp_path / "out", master="local[2]", progress=False)
+    assert summary.failed_tasks == 0
+    rows = dataset.read(tmp_path / "out").set_index("method")
+    assert rows.loc["exact", "status"] == "optimal"  # the runs around the failures keep their answers
+    assert rows.loc["plugin_first_fit", "verified"]
+    assert rows.loc["plugin_crashes", "status"] == "error"
+    assert "died (exit code 3)" in rows.loc["plugin_crashes", "message"]
+    assert rows.loc["plugin_exits", "status"] == "error"
+    assert "SystemExit" in rows.loc["plugin_exits", "message"]
+    # a 30 s native sleep under a 2 s limit: stopped by the watchdog, a time_limit row without a solution
+    assert rows.loc["plugin_sleeps", "status"] == "time_limit"
+    assert rows.loc["plugin_sleeps", "runtime_s"] < 2 + 1
+    assert rows.loc["plugin_sleeps", "objective"] is None or pd.isna(rows.loc["plugin_sleeps", "objective"])
+    assert time.perf_counter() - began < 60
 
 
 def test_the_outcome_accumulator_collects_in_a_task_and_hands_over_on_the_driver():

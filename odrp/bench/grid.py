@@ -15,6 +15,7 @@ A grid file (paths are relative to the grid file)::
         methods: [storm_default]      # heuristics of the registry that solve this kind
         repeats: 5                    # runs of each randomised heuristic, with seeds 0..4
         time_limit: 60                # seconds, for every method (default: none)
+        memory_limit: 4               # GB, for every run (default: half the worker's memory / its cores)
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
@@ -76,6 +77,7 @@ class StudySpec(BaseModel):
     methods: list[str] = []
     repeats: int = Field(1, ge=1)
     time_limit: PositiveFloat | None = None
+    memory_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
@@ -127,10 +129,19 @@ class InstanceTask:
     plugins: tuple[str, ...] = ()
     warm_start: str | None = None
     """``best_heuristic``: the exact runs start from the best verified heuristic solution."""
+    memory_limit: float | None = None
+    """GB per run; None: the worker's default (:func:`odrp.bench.task.run_memory_budget`)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
-        return (self.runs, self.time_limit, self.mip_gap, canonical_json(self.options), self.warm_start)
+        return (
+            self.runs,
+            self.time_limit,
+            self.memory_limit,
+            self.mip_gap,
+            canonical_json(self.options),
+            self.warm_start,
+        )
 
 
 @dataclass
@@ -248,6 +259,7 @@ def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tupl
         "problem": kind.name,
         "runs": runs,
         "time_limit": study.time_limit,
+        "memory_limit": study.memory_limit,
         "mip_gap": study.mip_gap,
         "options": options,
         "plugins": plugins,

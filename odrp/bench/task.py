@@ -19,8 +19,11 @@ with it in ``method_stats.warm_start``; its ``runtime_s`` is the exact solve's o
 time is in the heuristic's row). With no verified heuristic solution the exact solve runs cold and
 its message says so. Rows keep the plan's order either way.
 
-A method that raises gives a row with ``status: error`` and the exception as its message; it never
-stops the other methods. An instance that cannot be built gives an error row for every planned run.
+Every run goes through :func:`odrp.methods.run_within_limits`: a child process under the study's
+time limit and memory budget (:mod:`odrp.core.limits`). A run the watchdog stops is a
+``time_limit`` row; a method that raises (``SystemExit`` included), dies or needs more memory than its
+budget gives a row with ``status: error`` and the reason as its message; it never stops the other
+methods. An instance that cannot be built gives an error row for every planned run.
 Nothing here knows a problem kind: it uses ``KINDS[problem]`` (generators, load, sense, size,
 size_label) and ``run_method`` only.
 """
@@ -39,7 +42,8 @@ from typing import Any
 import odrp
 from odrp.bench.grid import InstanceTask, Run, instance_sha256
 from odrp.bench.optimum import best_proven, gap_to_optimum
-from odrp.methods import run_method
+from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
+from odrp.methods import run_within_limits
 from odrp.registry import KINDS, load_plugins
 
 
@@ -51,6 +55,14 @@ def run_partition(chunks: Iterable[list[InstanceTask]]) -> Iterator[dict[str, An
             yield run_instance(task)
 
 
+def run_memory_budget(task: InstanceTask) -> int:
+    """A run's memory budget in bytes: the study's ``memory_limit``, else :data:`DEFAULT_SHARE` of this
+    worker's memory shared by its cores (each core may run a task at once)."""
+    if task.memory_limit is not None:
+        return int(task.memory_limit * GB)
+    return int(DEFAULT_SHARE * machine_memory() / (os.cpu_count() or 1))
+
+
 @functools.cache
 def _freeze_imports() -> None:
     """Hide the imported solver stack from the garbage collector, once per worker process.
@@ -60,7 +72,15 @@ def _freeze_imports() -> None:
     about 0.03 CPU-s per task, as much as Spark's own overhead. ``gc.freeze()`` moves the objects
     that exist now (modules, classes, registries: alive as long as the process) to a permanent
     generation that collections skip; whatever a task creates is collected as before.
+
+    The solvers' Python modules, which the toolkit imports where a solver first runs, are imported
+    here first: every run is a forked child of this process (:mod:`odrp.core.limits`), and a child
+    would otherwise import them again for each run.
     """
+    import highspy  # noqa: F401
+    from ortools.sat.python import cp_model  # noqa: F401
+    from pyomo.contrib.solver.solvers.highs import Highs  # noqa: F401
+
     gc.collect()
     gc.freeze()
 
@@ -193,25 +213,24 @@ def _run(
     options = dict(task.options.get(run.method, {}))
     origin = {"warm_start": start.label, "warm_start_objective": start.objective} if start is not None else {}
     begin = time.perf_counter()
+    limits = {"time_limit": task.time_limit, "memory_limit": run_memory_budget(task)}
     try:
         if run.method == "exact":
             formulation = options.pop("formulation", None)
-            result = run_method(
+            result = run_within_limits(
                 kind,
                 instance,
                 "exact",
                 solver=run.solver,
                 formulation=formulation,
-                time_limit=task.time_limit,
                 mip_gap=task.mip_gap,
                 options=options,
                 warm_start=start.solution if start is not None else None,
+                **limits,
             )
             options = task.options.get("exact", {})
         else:
-            result = run_method(
-                kind, instance, run.method, time_limit=task.time_limit, seed=run.repeat, options=options
-            )
+            result = run_within_limits(kind, instance, run.method, seed=run.repeat, options=options, **limits)
     except Exception as error:  # a failing method is a row, never the end of the study
         return {**_error_row(base, task, run, _describe(error), time.perf_counter() - begin), **origin}
     out = result.to_dict()

@@ -15,6 +15,10 @@ class InputError(Exception):
         where = f"{source}: {field}" if field else source
         super().__init__(f"{where}: {expected}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
+        """Pickle by the three parts (an error raised in a run's child process reaches its parent)."""
+        return (type(self), (self.source, self.field, self.expected))
+
 
 def read_text(path: str | Path, what: str = "text file") -> str:
     """The text of a file; a missing or unreadable file raises :class:`InputError` naming it."""
