@@ -111,6 +111,8 @@ def solve_round(
     if deadline is not None and _build_estimate(stats, len(rm.items), settings) > deadline - time.perf_counter():
         record.update(status="time_limit", why="too little time left to build P(rho)")
         return RoundResult("time_limit", None, "time limit reached (too little time left to build P(rho))")
+    if solver == "cpsat":
+        from ortools.sat.python import cp_model  # noqa: F401  # imported before the clock starts: the pace is the model's
     built = time.perf_counter()
     if solver == "cpsat":
         form = rate_model.build_cpsat(inst, rm, settings.symmetry, hint, slack=within is None)  # a box: yes or no
@@ -206,11 +208,17 @@ def box_solver(
     return solve_box
 
 
+PACE_ITEMS = 1000
+"""Only a model of at least this many items sets the building pace: a small model's time is mostly fixed costs
+(a worker's first CP-SAT model of 20 items once took 0.7 s, its module import included; at that pace a 10 x 10
+leaf of 300 items was not started with 8 s left, and the level search stopped unproven)."""
+
+
 def _build_estimate(stats: dict[str, Any], items: int, settings: ThroughputSettings) -> float:
-    """Seconds building a P(rho) of ``items`` items will take: at the last round's pace, else
-    ``settings.item_seconds`` per item."""
+    """Seconds building a P(rho) of ``items`` items will take: at the pace of the last round of at least
+    :data:`PACE_ITEMS` items, else ``settings.item_seconds`` per item."""
     for record in reversed(stats["rounds"]):
-        if record.get("items"):
+        if record.get("items", 0) >= PACE_ITEMS:
             return items * record["model_s"] / record["items"]
     return items * settings.item_seconds
 

@@ -5,10 +5,11 @@ time limit on a large model: HiGHS's presolve does not look at the clock often (
 nonzeros ran 77 s on a 10 s limit, 58 s of them in presolve), and CBC through Pyomo spent 102 s on a 1 s limit
 with a 20 x 30 P(rho) of 550,000 nonzeros (Pyomo writing the model, then CBC's preprocessing). So :func:`solve`
 pickles the model to a fresh interpreter (``python -m odrp.kinds.throughput.exact.solver_child IN OUT``: no
-solver threads are forked, and the caller's ``__main__`` is not re-imported), in a process group of its own
-(CBC runs as the child's child), waits until the deadline plus ``grace`` seconds, and kills the group if it has
-not answered. The child is given the deadline as a wall-clock time, so that its own start and the model's
-hand-over count against it, and it dies with its parent (Linux's parent-death signal).
+solver threads are forked, and the caller's ``__main__`` is not re-imported), waits until the deadline plus
+``grace`` seconds, and kills the child and its descendants (CBC runs as the child's child) if it has not
+answered. The child stays in the caller's process group, so that a watchdog that kills the group kills it too.
+It is given the deadline as a wall-clock time, so that its own start and the model's hand-over count against
+it, and it dies with its parent (Linux's parent-death signal).
 """
 
 from __future__ import annotations
@@ -87,17 +88,33 @@ def solve(
         given, answer = Path(folder) / "model.pickle", Path(folder) / "answer.pickle"
         given.write_bytes(pickle.dumps((model, solver, deadline, gap, solutions, os.getpid())))
         command = [sys.executable, "-m", "odrp.kinds.throughput.exact.solver_child", str(given), str(answer)]
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             child.wait(timeout=max(0.0, deadline - time.time()) + grace)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.pid, signal.SIGKILL)  # the child and CBC, its child
+            for pid in [*descendants(child.pid), child.pid]:  # CBC, the child's child, first
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             child.wait()
         if child.returncode == 0 and answer.exists():
             return pickle.loads(answer.read_bytes())
     message = f"stopped at the deadline ({solver} was still in presolve or setup)"
     return SolverRun(solver_version(solver), "time_limit", None, None, None, time.perf_counter() - begin, message), None
+
+
+def descendants(pid: int) -> list[int]:
+    """The process ids of ``pid``'s children, grandchildren and so on (Linux's /proc; none elsewhere)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = entry.read_text().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+            parents[int(entry.parent.name)] = int(fields[1])
+    found, frontier = [], [pid]
+    while frontier:
+        children = [p for p, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
 
 
 def main(given: str, answer: str) -> None:
