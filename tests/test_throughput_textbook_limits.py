@@ -1,0 +1,47 @@
+"""Time limits of the throughput exact methods (default and textbook) on instances too large to be solved early,
+and the worker and solver processes they leave behind (none)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from odrp.kinds.throughput.exact import parallel, solver_child
+from odrp.kinds.throughput.exact.solve import solve
+from odrp.kinds.throughput.generators import random_instance
+from odrp.kinds.throughput.instance import load
+
+LIMIT = 3.0
+SLACK = 2.0
+"""Seconds past the limit a run may take here: the contract is 1 s on a quiet machine; tests share theirs."""
+
+
+@pytest.fixture(scope="module")
+def large():
+    return load(random_instance(seed=0, components=20, machines=30, shape="linear"))
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
+@pytest.mark.parametrize("formulation", ["auto", "textbook"])
+def test_a_time_limit_is_kept_and_no_process_outlives_the_run(large, solver, formulation):
+    began = time.perf_counter()
+    outcome = solve(large, solver, LIMIT, formulation=formulation)
+    wall = time.perf_counter() - began
+    assert wall < LIMIT + SLACK
+    assert outcome.run.status == "time_limit", outcome.run.message
+    if formulation == "auto":  # the starts give an incumbent, the fluid LP a bound
+        assert outcome.run.objective is not None and outcome.run.bound >= outcome.run.objective
+    assert solver_child.descendants(os.getpid()) == []
+
+
+def test_no_worker_process_starts_without_a_level_search(monkeypatch):
+    # paper size: the pattern form proves the optimum by P(rho) rounds, with no level search
+    started = []
+    monkeypatch.setattr(parallel.Workers, "start", lambda self: started.append(self))
+    inst = load(random_instance(seed=1, components=5, machines=3, shape="diamond"))
+    outcome = solve(inst, "cpsat", 30.0)
+    assert outcome.run.status == "optimal"
+    assert not any("level_search" in r for r in outcome.stats["rounds"])
+    assert started == []
