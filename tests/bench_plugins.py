@@ -6,7 +6,9 @@ fewest stable replicas on the first node (in a seed-shuffled order) with room fo
 feasible whenever that simple rule finds room; ``plugin_fails`` always raises; ``plugin_crashes``
 ends its process (as a segfaulting solver would), which loses only its own run; ``plugin_exits``
 raises ``SystemExit``; ``plugin_sleeps`` sleeps 30 s in C code without looking at its time limit;
-``plugin_kills_worker`` kills the Python worker that runs its task, which kills the whole Spark task.
+``plugin_kills_worker`` kills the Python worker that runs its task, which kills the whole Spark task;
+``plugin_hogs`` allocates 10 GB; ``plugin_limits`` reports the data-segment limits of its process and
+of the worker that forked it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from __future__ import annotations
 import ctypes
 import os
 import random
+import resource
 import signal
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from odrp.core.method import Heuristic, HeuristicOutcome
@@ -78,6 +82,18 @@ def kills_worker(instance: Any, *, seed: int = 0, time_limit: float | None = Non
     raise AssertionError("unreachable: the worker is gone")
 
 
+def hogs(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    blocks = [bytearray(50 * 1024**2) for _ in range(200)]
+    raise AssertionError(f"allocated {len(blocks)} blocks past the budget")
+
+
+def limits(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
+    worker = Path(f"/proc/{os.getppid()}/limits").read_text().splitlines()
+    soft = next(line.split()[3] for line in worker if line.startswith("Max data size"))
+    run = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    return HeuristicOutcome(None, None, {"run": run, "worker": None if soft == "unlimited" else int(soft)})
+
+
 HEURISTICS = (
     Heuristic(
         "plugin_first_fit", ("odrp",), first_fit, "test plugin: first fit", True, False, settings=FirstFitSettings
@@ -87,4 +103,6 @@ HEURISTICS = (
     Heuristic("plugin_exits", ("odrp",), exits, "test plugin: raises SystemExit"),
     Heuristic("plugin_sleeps", ("odrp",), sleeps, "test plugin: stuck in a native call"),
     Heuristic("plugin_kills_worker", ("odrp",), kills_worker, "test plugin: kills the worker running it"),
+    Heuristic("plugin_hogs", ("odrp",), hogs, "test plugin: allocates 10 GB"),
+    Heuristic("plugin_limits", ("odrp",), limits, "test plugin: reports its memory limits"),
 )

@@ -229,6 +229,29 @@ def test_a_method_that_dies_exits_or_hangs_costs_only_its_own_row(tmp_path):
     assert time.perf_counter() - began < 60
 
 
+def test_runs_and_workers_are_capped_at_the_studys_memory_budget(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        plugins: [tests.bench_plugins]
+        studies:
+          - {name: capped, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [5],
+             methods: [plugin_hogs, plugin_limits], memory_limit: 1}
+        """
+        )
+    )
+    bench(grid, tmp_path / "out", master="local[2]", progress=False)
+    rows = dataset.read(tmp_path / "out").set_index("method")
+    assert rows.loc["exact", "status"] == "optimal"
+    assert rows.loc["plugin_hogs", "status"] == "error"
+    assert "memory budget of 1 GB" in rows.loc["plugin_hogs", "message"]
+    limits = rows.loc["plugin_limits", "method_stats"]
+    limits = json.loads(limits) if isinstance(limits, str) else limits
+    assert limits["run"] == 1024**3  # the run's own cap: the study's budget
+    assert 1024**3 < limits["worker"] < 1024**3 + 2 * 1024**3  # the worker: its own size + headroom + one budget
+
+
 def test_the_outcome_accumulator_collects_in_a_task_and_hands_over_on_the_driver():
     import queue
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import resource
 import socket
 import time
 from collections.abc import Iterable, Iterator
@@ -42,6 +43,7 @@ from typing import Any
 import odrp
 from odrp.bench.grid import InstanceTask, Run, instance_sha256
 from odrp.bench.optimum import best_proven, gap_to_optimum
+from odrp.core.limits import HEADROOM, data_size
 from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
 from odrp.methods import run_within_limits
 from odrp.registry import KINDS, load_plugins
@@ -52,6 +54,7 @@ def run_partition(chunks: Iterable[list[InstanceTask]]) -> Iterator[dict[str, An
     _freeze_imports()
     for chunk in chunks:
         for task in chunk:
+            cap_worker(task)
             yield run_instance(task)
 
 
@@ -61,6 +64,19 @@ def run_memory_budget(task: InstanceTask) -> int:
     if task.memory_limit is not None:
         return int(task.memory_limit * GB)
     return int(DEFAULT_SHARE * machine_memory() / (os.cpu_count() or 1))
+
+
+def cap_worker(task: InstanceTask) -> None:
+    """Cap this Python worker's data segment at its own size plus one run's budget (soft limit).
+
+    The runs themselves are capped in their child processes (:mod:`odrp.core.limits`); this caps
+    what the task does around them (building the instance, the rows), so that no part of a Spark
+    task can grow past its share of the machine. Only the soft limit is set: the next task may raise
+    it again for a study with a larger ``memory_limit``.
+    """
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    soft = data_size() + HEADROOM + run_memory_budget(task)
+    resource.setrlimit(resource.RLIMIT_DATA, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
 @functools.cache

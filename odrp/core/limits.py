@@ -81,7 +81,7 @@ def run_limited(
     of :class:`TimeLimitKilled`, :class:`MemoryLimitExceeded`, :class:`MethodDied`.
     """
     with memory_budget(memory_limit) as limit:
-        own = _data_size()
+        own = data_size()
         if limit < own + HEADROOM:
             raise MemoryLimitExceeded(
                 f"a memory budget above {gigabytes(own + HEADROOM)} (the toolkit itself uses {gigabytes(own)}), "
@@ -167,7 +167,7 @@ def _unpack(answer: tuple[str, Any] | None, pid: int, limit: int) -> Any:
     raise value
 
 
-def _data_size() -> int:
+def data_size() -> int:
     """This process's data segment in bytes (what ``RLIMIT_DATA`` counts), 0 where /proc has no answer."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
