@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import math
 import sys
+from pathlib import Path
 from typing import Any
 
 from odrp.core.errors import InputError
@@ -113,6 +115,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.methods import UnknownMethod, run_within_limits
     from odrp.registry import heuristics
 
+    _check_numbers(args)
     kind, instance = load_instance(args.file)
     start: Any = args.warm_start
     if start is not None and start not in heuristics():
@@ -139,13 +142,46 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         print(f"error: {args.method}: {error}", file=sys.stderr)
         return 1
     if args.save and result.solution is not None:
-        with open(args.save, "w") as handle:
-            json.dump(result.solution, handle, indent=1)
+        _write(args.save, json.dumps(result.solution, indent=1) + "\n", "--save")
     if args.json:
         print(result.to_json())
     else:
         _print_result(result)
     return 0
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    """``--time-limit`` and ``--memory-limit`` positive and finite, ``--mip-gap`` in [0, 1)."""
+    for flag, value in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError("command line", flag, f"a positive finite number, got {value!r}")
+    gap = args.mip_gap
+    if gap is not None and not (math.isfinite(gap) and 0 <= gap < 1):
+        raise InputError("command line", "--mip-gap", f"a relative gap in [0, 1), got {gap!r}")
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    """Write ``text`` to the file ``path`` given with ``flag``; an unwritable path is bad input."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("command line", flag, f"a file path, got the directory {path!r}")
+    try:
+        target.write_text(text)
+    except OSError as error:
+        raise InputError("command line", flag, f"a writable file path, got {path!r} ({error.strerror})") from None
+
+
+def _directory(path: str, flag: str) -> Path:
+    """The directory ``path`` given with ``flag``, created if missing; a file or an unwritable place is bad input."""
+    target = Path(path)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        probe = target / ".odrp-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as error:
+        raise InputError("command line", flag, f"a writable directory, got {path!r} ({error.strerror})") from None
+    return target
 
 
 def _memory_bytes(gigabytes: float | None) -> int | None:
@@ -244,12 +280,11 @@ def _generate(args: argparse.Namespace, extra: list[str]) -> int:
         params["seed"] = args.seed
     try:
         data = func(**params)
-    except ValueError as error:
-        raise InputError("command line", name, str(error)) from None
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError, MemoryError) as error:
+        raise InputError("command line", name, f"valid generator parameters ({error})") from None
     text = json.dumps(data, indent=1)
     if args.out:
-        with open(args.out, "w") as handle:
-            handle.write(text + "\n")
+        _write(args.out, text + "\n", "--out")
     else:
         print(text)
     return 0
@@ -293,8 +328,6 @@ def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
 
 def _import(args: argparse.Namespace, _extra: list[str]) -> int:
     """Convert every instance of a published file, validate it as its kind, write one JSON each."""
-    from pathlib import Path
-
     from odrp.io import parse_instance
     from odrp.kinds.knapsack import readers as knapsack_io
 
@@ -303,10 +336,15 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
     for data in instances:
         parse_instance(data, f"{args.file} ({data['name']})")
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            "command line", "--out", f"a directory it can create, got {args.out!r} ({error.strerror})"
+        ) from None
     for data in instances:
         target = out / f"{knapsack_io.file_stem(data['name'])}.json"
-        target.write_text(json.dumps(data) + "\n")
+        _write(str(target), json.dumps(data) + "\n", "--out")
         print(target)
     return 0
 
@@ -353,6 +391,7 @@ def _add_bench(sub: Any) -> None:
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.runner import bench
 
+    _directory(args.out, "--out")
     conf = []
     for pair in args.conf:
         key, sep, value = pair.partition("=")
@@ -402,6 +441,8 @@ def _report(args: argparse.Namespace, _extra: list[str]) -> int:
 
     if not files(args.dir):
         raise InputError(args.dir, "", "a dataset directory written by odrp bench (no rows/problem=*/ files)")
+    if args.out is not None:
+        _directory(args.out, "--out")
     print_report(report(args.dir, args.out))
     return 0
 

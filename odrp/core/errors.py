@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+MAX_LINE = 990
+"""The longest message: with the CLI's ``error: `` prefix a line stays within 1,000 characters."""
+
+
+def _cut(text: str, most: int) -> str:
+    """``text`` shortened to ``most`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= most else text[: max(0, most - 1)] + "…"
+
 
 class InputError(Exception):
     """Bad input. The CLI prints ``str(error)`` as one line and exits with code 2."""
@@ -12,8 +20,8 @@ class InputError(Exception):
         self.source = source
         self.field = field
         self.expected = expected
-        where = f"{source}: {field}" if field else source
-        super().__init__(f"{where}: {expected}")
+        where = f"{_cut(source, 300)}: {_cut(field, 200)}" if field else _cut(source, 300)
+        super().__init__(f"{where}: {_cut(expected, MAX_LINE - len(where) - 2)}")
 
     def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
         """Pickle by the three parts (an error raised in a run's child process reaches its parent)."""

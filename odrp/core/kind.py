@@ -129,7 +129,8 @@ def validate(spec: type[Spec], data: Any, source: str) -> Spec:
         first = error.errors()[0]
         message = first["msg"]
         if first["type"] not in ("missing", "extra_forbidden"):
-            message += f" (got {first.get('input')!r})"
+            given = repr(first.get("input"))
+            message += f" (got {given if len(given) <= 60 else given[:59] + '…'})"
         raise InputError(source, field_path(tuple(first["loc"])), message) from None
 
 
