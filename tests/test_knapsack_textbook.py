@@ -175,4 +175,6 @@ def test_solver_time_keeps_a_margin_and_refuses_when_nothing_is_left():
     # CP-SAT translates row by row: 4e-4 s a row, 3 + 4 = 7 s of margin
     assert _solver_time(60.0, 1.0, "cpsat", {"constraints": 10_000}) == pytest.approx(52.0)
     assert _solver_time(5.0, 4.9, "highs", {"constraints": 100}) == 0.0
+    # CBC: one more second (5 - 1 - 0.25 - 1 - 0.01 = 2.74)
+    assert _solver_time(5.0, 1.0, "cbc", {"constraints": 100}) == pytest.approx(2.74)
     assert _solver_time(None, 100.0, "highs", {}) is None
