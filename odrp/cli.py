@@ -13,6 +13,7 @@ import argparse
 import inspect
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -182,6 +183,16 @@ def _directory(path: str, flag: str) -> Path:
     except OSError as error:
         raise InputError("command line", flag, f"a writable directory, got {path!r} ({error.strerror})") from None
     return target
+
+
+def _creatable_directory(path: str, flag: str) -> None:
+    """Check, without creating anything, that ``path`` is a directory or can be made one."""
+    target = Path(path).absolute()
+    if target.exists() and not target.is_dir():
+        raise InputError("command line", flag, f"a directory, got the file {path!r}")
+    existing = next(p for p in (target, *target.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError("command line", flag, f"a directory it can write, got {path!r} ({existing} is not writable)")
 
 
 def _memory_bytes(gigabytes: float | None) -> int | None:
@@ -391,7 +402,7 @@ def _add_bench(sub: Any) -> None:
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.runner import bench
 
-    _directory(args.out, "--out")
+    _creatable_directory(args.out, "--out")
     conf = []
     for pair in args.conf:
         key, sep, value = pair.partition("=")
@@ -412,6 +423,12 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: finished instances are in {args.out}; rerun with --resume", file=sys.stderr)
         return 130
+    except OSError as error:  # the dataset directory (or a folder above it) cannot be written: a full disk, /proc
+        failed, out = Path(str(error.filename or "")).absolute(), Path(args.out).absolute()
+        if error.filename is None or not (failed.is_relative_to(out) or out.is_relative_to(failed)):
+            raise
+        expected = f"a directory it can write, got {args.out!r} ({error.strerror})"
+        raise InputError("command line", "--out", expected) from None
     ran = f"{summary.ran} instances run" + (f", {summary.skipped} already in {args.out}" if summary.skipped else "")
     print(f"odrp bench: {ran}; {summary.rows} rows in {summary.wall_s:.1f} s on {summary.master}")
     for warning in summary.warnings:

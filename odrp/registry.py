@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import sys
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
@@ -63,19 +66,20 @@ def heuristics() -> dict[str, Heuristic]:
     return {**HEURISTICS, **_PLUGINS}
 
 
-def load_plugins(modules: list[str] | tuple[str, ...], source: str = "<grid>") -> None:
+def load_plugins(modules: list[str] | tuple[str, ...], source: str = "<grid>", beside: Path | None = None) -> None:
     """Import plugin modules and add the heuristics each declares in ``HEURISTICS``.
 
-    A module is loaded once per process; a name that is taken, a module that fails to import or
-    one without ``HEURISTICS`` is bad input naming ``plugins[k]``.
+    ``beside``: a folder searched before ``sys.path`` (a grid's own folder). A module is loaded once
+    per process; a name that is taken, a module that fails to import (``SystemExit`` included) or one
+    without ``HEURISTICS`` is bad input naming ``plugins[k]``.
     """
     for k, name in enumerate(modules):
         if name in _LOADED:
             continue
         where = f"plugins[{k}]"
         try:
-            module = importlib.import_module(name)
-        except Exception as error:  # an import can fail in any way; report it as bad input
+            module = _import(name, beside)
+        except (Exception, SystemExit) as error:  # an import can fail in any way; report it as bad input
             raise InputError(source, where, f"an importable module ({type(error).__name__}: {error})") from None
         declared = getattr(module, "HEURISTICS", None)
         if not isinstance(declared, tuple | list) or not all(isinstance(h, Heuristic) for h in declared):
@@ -85,6 +89,17 @@ def load_plugins(modules: list[str] | tuple[str, ...], source: str = "<grid>") -
                 raise InputError(source, where, f"heuristic names that are not taken, got {heuristic.name!r}")
             _PLUGINS[heuristic.name] = heuristic
         _LOADED.add(name)
+
+
+def _import(name: str, beside: Path | None) -> Any:
+    """Import ``name``, looking in ``beside`` first."""
+    if beside is None:
+        return importlib.import_module(name)
+    sys.path.insert(0, str(beside))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(beside))
 
 
 def unload_plugins() -> None:

@@ -216,3 +216,77 @@ def test_bad_grid_through_the_cli_is_one_line_and_exit_code_2(run_cli, tmp_path)
         "max_replicas, slots, load, weights_profile, network_metric, extra_edges, pinned)"
     ]
     assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------- checked before Spark starts
+
+
+def test_generator_values_are_checked_on_the_driver_before_anything_runs(run_cli, tmp_path):
+    """``correlation: strongly`` once ran Spark, wrote error rows and exited 0."""
+    path = write(
+        tmp_path,
+        "studies: [{name: a, problem: kp, generator: random, params: {items: 10, correlation: [weak, strongly]}}]",
+    )
+    proc = run_cli("bench", str(path), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and not (tmp_path / "out").exists()
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}: studies[0].params: parameters the generator accepts (")
+    assert "correlation='strongly'" in line and len(line) <= 1000
+
+
+def test_a_generated_instance_its_kind_refuses_is_bad_input(tmp_path):
+    path = write(tmp_path, "studies: [{name: a, problem: odrp, generator: random, params: {operators: 0}}]")
+    with pytest.raises(InputError, match=r"studies\[0\]\.params: "):
+        load_grid(path)
+
+
+def test_plugins_are_found_beside_the_grid_and_imported_only_after_the_grid_validates(tmp_path):
+    marker = tmp_path / "imported"
+    (tmp_path / "lab_plugin_beside.py").write_text(
+        textwrap.dedent(
+            f"""
+            from pathlib import Path
+            from tests.bench_plugins import HEURISTICS as ALL
+            Path({str(marker)!r}).write_text("yes")
+            HEURISTICS = tuple(h for h in ALL if h.name == "plugin_first_fit")
+            """
+        )
+    )
+    bad = write(
+        tmp_path,
+        "plugins: [lab_plugin_beside]\nstudies: [{name: a, problem: odrp, generator: random, params: {nodez: 2}}]",
+    )
+    with pytest.raises(InputError, match="nodez"):
+        load_grid(bad)
+    assert not marker.exists()  # the grid was refused before its plugin ran any code
+    good = write(
+        tmp_path,
+        "plugins: [lab_plugin_beside]\nstudies: [{name: a, problem: odrp, generator: random, "
+        "params: {operators: 3, nodes: 2}, methods: [plugin_first_fit]}]",
+    )
+    grid = load_grid(good)
+    assert marker.read_text() == "yes"
+    assert [run.method for run in grid.tasks[0].runs] == ["exact", "plugin_first_fit"]
+
+
+@pytest.mark.parametrize("pattern", ["/**/*.json", "../elsewhere/*.json"])
+def test_instance_globs_stay_under_the_grids_folder(tmp_path, pattern):
+    grid = tmp_path / "grids" / "grid.yaml"
+    grid.parent.mkdir()
+    grid.write_text(f"studies: [{{name: a, problem: odrp, instances: '{pattern}'}}]")
+    with pytest.raises(InputError, match=r"studies\[0\]\.instances: a glob relative to the grid's folder"):
+        load_grid(grid)
+
+
+def test_a_symlink_out_of_the_grids_folder_needs_allow_outside(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(ROOT / "instances" / "odrp" / "debs2015-020.json", outside / "tiny.json")
+    folder = tmp_path / "grids"
+    (folder / "instances").mkdir(parents=True)
+    (folder / "instances" / "tiny.json").symlink_to(outside / "tiny.json")
+    grid = folder / "grid.yaml"
+    grid.write_text("studies: [{name: a, problem: odrp, instances: 'instances/*.json'}]")
+    with pytest.raises(InputError, match="links outside it"):
+        load_grid(grid)
+    assert len(load_grid(grid, allow_outside=True).tasks) == 1

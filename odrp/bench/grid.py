@@ -36,7 +36,10 @@ verified heuristic solution of the instance as a MIP start (:mod:`odrp.bench.tas
 heuristics first); the study must then run an exact solver and at least one heuristic.
 
 Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and the field
-(``studies[1].params.rates``), which the CLI prints as one line with exit code 2.
+(``studies[1].params.rates``), which the CLI prints as one line with exit code 2. The whole grid is
+checked before Spark starts (:func:`load_grid`): each generator runs once per combination of its
+parameters, instance globs stay under the grid's folder (``--allow-outside`` lifts that), and plugins,
+found beside the grid file first, are imported only once the rest of the grid is valid.
 """
 
 from __future__ import annotations
@@ -203,8 +206,15 @@ def instance_sha256(data: Any) -> str:
 # ------------------------------------------------------------------------------------- loading
 
 
-def load_grid(path: str | Path) -> Grid:
-    """Read, validate and expand a grid file; bad input raises :class:`InputError`."""
+def load_grid(path: str | Path, *, allow_outside: bool = False) -> Grid:
+    """Read, validate and expand a grid file; bad input raises :class:`InputError`.
+
+    Everything is checked before anything runs, in this order: the YAML and its schema; every study's
+    instances (each instance file is loaded as its kind; each generator is run once on the driver
+    for every combination of its parameters, with the first seed, and its instance loaded), whose
+    files must lie under the grid's folder unless ``allow_outside``; then the plugins are imported
+    (a module beside the grid file first, then ``sys.path``); then the methods, solvers and options.
+    """
     source = str(path)
     text = read_text(path, "YAML file")
     try:
@@ -216,16 +226,20 @@ def load_grid(path: str | Path) -> Grid:
         raise InputError(source, where, f"valid YAML ({problem})") from None
     require(isinstance(data, dict), source, "", "a mapping with studies: (and optionally plugins:)")
     spec = validate(GridSpec, data, source)
-    load_plugins(spec.plugins, source)
-    grid = Grid(source=source, text=text, spec=spec)
     base = Path(path).resolve().parent
-    owner: dict[str, tuple[int, InstanceTask]] = {}
     names: set[str] = set()
+    found = []
     for s, study in enumerate(spec.studies):
         where = f"studies[{s}]"
         require(study.name not in names, source, f"{where}.name", f"a name no other study has, got {study.name!r}")
         names.add(study.name)
-        for task in _expand(study, where, source, base, tuple(spec.plugins)):
+        found.append(_instances(study, where, source, base, allow_outside))
+    load_plugins(spec.plugins, source, beside=base)
+    grid = Grid(source=source, text=text, spec=spec)
+    owner: dict[str, tuple[int, InstanceTask]] = {}
+    for s, (study, instances) in enumerate(zip(spec.studies, found, strict=True)):
+        where = f"studies[{s}]"
+        for task in _tasks(study, instances, where, source, tuple(spec.plugins)):
             if task.instance_id in owner:
                 first, other = owner[task.instance_id]
                 require(
@@ -241,8 +255,35 @@ def load_grid(path: str | Path) -> Grid:
     return grid
 
 
-def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tuple[str, ...]) -> list[InstanceTask]:
+def _instances(study: StudySpec, where: str, source: str, base: Path, allow_outside: bool) -> list[dict[str, Any]]:
+    """What tells a study's instances apart (id, generator parameters and seed, or file and content),
+    each checked: files loaded as their kind, generators run once per parameter combination."""
     require(study.problem in KINDS, source, f"{where}.problem", f"one of {', '.join(KINDS)}, got {study.problem!r}")
+    kind = KINDS[study.problem]
+    require(
+        (study.generator is None) != (study.instances is None),
+        source,
+        where,
+        "either generator (with params and seeds) or instances (a glob), not both or neither",
+    )
+    if study.instances is not None:
+        require(
+            not study.params and study.seeds is None,
+            source,
+            f"{where}.instances",
+            "no params or seeds with instance files (they go with a generator)",
+        )
+        return [
+            _file_instance(file, kind, base, source)
+            for file in _glob(study.instances, base, where, source, allow_outside)
+        ]
+    return _generated_instances(study, kind, where, source)
+
+
+def _tasks(
+    study: StudySpec, instances: list[dict[str, Any]], where: str, source: str, plugins: tuple[str, ...]
+) -> list[InstanceTask]:
+    """The study's tasks: its instances with the runs and options it plans (checked here)."""
     kind = KINDS[study.problem]
     runs = _runs(study, kind, where, source)
     options = _options(study, kind, where, source)
@@ -265,21 +306,7 @@ def _expand(study: StudySpec, where: str, source: str, base: Path, plugins: tupl
         "plugins": plugins,
         "warm_start": study.warm_start,
     }
-    require(
-        (study.generator is None) != (study.instances is None),
-        source,
-        where,
-        "either generator (with params and seeds) or instances (a glob), not both or neither",
-    )
-    if study.instances is not None:
-        require(
-            not study.params and study.seeds is None,
-            source,
-            f"{where}.instances",
-            "no params or seeds with instance files (they go with a generator)",
-        )
-        return [_file_task(file, kind, base, source, common) for file in _glob(study.instances, base, where, source)]
-    return _generated_tasks(study, kind, where, source, common)
+    return [InstanceTask(**instance, **common) for instance in instances]
 
 
 def _runs(study: StudySpec, kind: ProblemKind, where: str, source: str) -> tuple[Run, ...]:
@@ -360,9 +387,7 @@ def _keywords(func: Any, skip: tuple[str, ...]) -> list[str] | None:
     return [p.name for p in parameters if p.name not in skip and p.kind is not inspect.Parameter.VAR_POSITIONAL]
 
 
-def _generated_tasks(
-    study: StudySpec, kind: ProblemKind, where: str, source: str, common: dict[str, Any]
-) -> list[InstanceTask]:
+def _generated_instances(study: StudySpec, kind: ProblemKind, where: str, source: str) -> list[dict[str, Any]]:
     generator = study.generator
     assert generator is not None
     require(
@@ -396,23 +421,39 @@ def _generated_tasks(
         values = value if isinstance(value, list) else [value]
         require(bool(values), source, f"{where}.params.{name}", "a value or a non-empty list of values")
         choices.append([normalise(v) for v in values])
-    tasks = []
+    instances = []
     for combination in itertools.product(*choices):
         params = dict(zip(names, combination, strict=True))
+        _try_generator(kind, generator, params, seeds[0] if takes_seed else None, f"{where}.params", source)
         for seed in seeds:
             seed_value = seed if takes_seed else None
-            tasks.append(
-                InstanceTask(
-                    instance_id=generated_instance_id(kind.name, generator, params, seed_value),
-                    generator=generator,
-                    params=params,
-                    seed=seed_value,
-                    file=None,
-                    data=None,
-                    **common,
-                )
+            instances.append(
+                {
+                    "instance_id": generated_instance_id(kind.name, generator, params, seed_value),
+                    "generator": generator,
+                    "params": params,
+                    "seed": seed_value,
+                    "file": None,
+                    "data": None,
+                }
             )
-    return tasks
+    return instances
+
+
+def _try_generator(
+    kind: ProblemKind, generator: str, params: dict[str, Any], seed: int | None, where: str, source: str
+) -> None:
+    """Run the generator once and load its instance: parameters it refuses are bad input now, before Spark."""
+    given = {**params, **({} if seed is None else {"seed": seed})}
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "no parameters"
+    try:
+        kind.load(kind.generators[generator](**given), f"<{generator}>")
+    except InputError as error:
+        raise InputError(source, where, f"parameters whose instance is valid ({shown}: {error})") from None
+    except Exception as error:  # a generator can fail in any way: a value it refuses, an overflow
+        raise InputError(
+            source, where, f"parameters the generator accepts ({shown}: {type(error).__name__}: {error})"
+        ) from None
 
 
 def _seeds(seeds: Any, where: str, source: str) -> list[int]:
@@ -431,14 +472,31 @@ def _seeds(seeds: Any, where: str, source: str) -> list[int]:
     return list(seeds)
 
 
-def _glob(pattern: str, base: Path, where: str, source: str) -> list[Path]:
+def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool) -> list[Path]:
+    """The files a study's ``instances`` glob matches, under the grid's folder unless ``allow_outside``."""
+    field_name = f"{where}.instances"
+    if not allow_outside:
+        require(
+            not os.path.isabs(pattern) and ".." not in Path(pattern).parts,
+            source,
+            field_name,
+            f"a glob relative to the grid's folder, without '..' (or --allow-outside), got {pattern!r}",
+        )
     full = pattern if os.path.isabs(pattern) else str(base / pattern)
     files = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
-    require(bool(files), source, f"{where}.instances", f"a glob that matches instance files, got {pattern!r}")
+    if not allow_outside:
+        outside = next((f for f in files if not f.resolve().is_relative_to(base)), None)
+        require(
+            outside is None,
+            source,
+            field_name,
+            f"files under the grid's folder (or --allow-outside); {outside} links outside it",
+        )
+    require(bool(files), source, field_name, f"a glob that matches instance files, got {pattern!r}")
     return files
 
 
-def _file_task(file: Path, kind: ProblemKind, base: Path, source: str, common: dict[str, Any]) -> InstanceTask:
+def _file_instance(file: Path, kind: ProblemKind, base: Path, source: str) -> dict[str, Any]:
     data = read_json(file)
     require(
         isinstance(data, dict) and data.get("problem") == kind.name,
@@ -447,12 +505,11 @@ def _file_task(file: Path, kind: ProblemKind, base: Path, source: str, common: d
         f"{kind.name!r}, the problem of the study that lists this file",
     )
     kind.load(data, str(file))  # bad files are bad input now, not error rows later
-    return InstanceTask(
-        instance_id=file_instance_id(kind.name, data),
-        generator=None,
-        params={},
-        seed=None,
-        file=os.path.relpath(file, base),
-        data=data,
-        **common,
-    )
+    return {
+        "instance_id": file_instance_id(kind.name, data),
+        "generator": None,
+        "params": {},
+        "seed": None,
+        "file": os.path.relpath(file, base),
+        "data": data,
+    }
