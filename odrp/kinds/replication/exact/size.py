@@ -108,12 +108,17 @@ def _delay_and_potentials(inst: OdrpInstance, used: list[int], share: list[int],
 
 
 def _availability(inst: OdrpInstance, used: list[int]) -> Size:
-    cand = [len(c) for c in inst.candidates]
-    pairs = sum(cand[st.source] * cand[st.target] for st in inst.streams)
+    """Activations of the lossy nodes and links (availability < 1) and their rows."""
+    lossy = [[u for u in inst.candidates[i] if inst.node_availability[u] < 1] for i in range(inst.n_operators)]
+    crossing = [
+        sum(1 for u in inst.candidates[st.source] for v in inst.candidates[st.target]
+            if u != v and inst.link_availability[inst.link_id[u][v]] < 1)
+        for st in inst.streams
+    ]  # fmt: skip
     variables = inst.n_nodes + len(inst.link_availability)
-    constraints = sum(cand) + pairs
-    nonzeros = sum(cand[i] * (1 + used[i]) for i in range(inst.n_operators))
-    nonzeros += sum(cand[st.source] * cand[st.target] * (1 + used[st.source] + used[st.target]) for st in inst.streams)
+    constraints = sum(map(len, lossy)) + sum(crossing)
+    nonzeros = sum(len(lossy[i]) * (1 + used[i]) for i in range(inst.n_operators))
+    nonzeros += sum(c * (1 + used[st.source] + used[st.target]) for c, st in zip(crossing, inst.streams, strict=True))
     return variables, constraints, nonzeros
 
 
@@ -131,7 +136,13 @@ def compact_size(inst: OdrpInstance, settings: OdrpSettings) -> Size:
         sizes.append(_delay_and_potentials(inst, levels, levels, settings))
     if w["availability"] > 0:
         sizes.append(_availability(inst, levels))
-    if w["cost"] > 0 or w["network"] > 0:  # the full pair-share form (an upper bound of the diagonal one)
+    if w["network"] > 0 and w["cost"] == 0 and inst.network_metric == "traffic":  # the diagonal form
+        shared = [(len(set(inst.candidates[st.source]) & set(inst.candidates[st.target])), st) for st in inst.streams]
+        pair_vars = sum(c * levels[st.source] for c, st in shared)
+        pair_rows = sum(c * (levels[st.source] + 1) for c, st in shared)
+        pair_nonzeros = sum(c * (3 * levels[st.source] + levels[st.target]) for c, st in shared)
+        sizes.append((pair_vars, pair_rows, pair_nonzeros))
+    elif w["cost"] > 0 or w["network"] > 0:  # the full form
         pair_vars = sum(cand[st.source] * levels[st.source] * cand[st.target] for st in inst.streams)
         pair_rows = sum(cand[st.source] * (levels[st.source] + cand[st.target]) for st in inst.streams)
         pair_nonzeros = sum(
