@@ -10,6 +10,7 @@ so a move costs O(machines). Deterministic; ends at a local optimum or after ``m
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -124,14 +125,15 @@ def _better(a: list[float], b: list[float]) -> bool:
     return False
 
 
-def reinsert(inst: ThroughputInstance, counts: Counts, max_sweeps: int = 50) -> Counts:
+def reinsert(inst: ThroughputInstance, counts: Counts, max_sweeps: int = 50, deadline: float | None = None) -> Counts:
     """Block ascent: take one component out and put it back with its best count and spread.
 
     With the other components fixed and N_c = n, machine w's rate (cap_w - F_w - MET_cw x_w) /
     (P_w + e_cw l_c x_w / n) only falls as x_w grows, and machines do not interact, so giving the
     n instances one at a time to the machine whose rate stays highest maximises the smallest rate
     (max-min allocation of separable non-increasing functions). Trying every n gives the best
-    placement of c given the rest; components are swept until no sorted rate vector improves.
+    placement of c given the rest; components are swept until no sorted rate vector improves (or
+    ``deadline`` passes: the placement as it is then).
     """
     state = _State(inst, counts)
     best = state.rates(state.fixed, state.per)
@@ -140,6 +142,8 @@ def reinsert(inst: ThroughputInstance, counts: Counts, max_sweeps: int = 50) -> 
     for _ in range(max_sweeps):
         improved = False
         for c in range(inst.n_components):
+            if deadline is not None and time.perf_counter() > deadline:
+                return state.counts()
             choice = _best_insertion(state, c)
             if choice is None:
                 continue

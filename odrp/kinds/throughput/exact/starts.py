@@ -36,7 +36,7 @@ def warm_start(
     if outcome.solution is not None:
         counts = parse_solution(inst, outcome.solution)
         if evaluate_counts(inst, counts).feasible:
-            starts.append(polish.reinsert(inst, counts))
+            starts.append(polish.reinsert(inst, counts, deadline=deadline))
             greedy_rate = rate(inst, counts)
     fluid = bounds.fluid_solution(inst)
     for scale in settings.rounding_scales if fluid is not None else ():
@@ -44,7 +44,7 @@ def warm_start(
             break
         rounded = polish.round_fluid(inst, fluid[1], fluid[2], scale)  # type: ignore[index]
         if rounded is not None and evaluate_counts(inst, rounded).feasible:
-            starts.append(polish.reinsert(inst, rounded))
+            starts.append(polish.reinsert(inst, rounded, deadline=deadline))
             rounded_rate = max(rounded_rate or 0.0, rate(inst, starts[-1]))
     if not starts:
         return None, greedy_rate, rounded_rate
