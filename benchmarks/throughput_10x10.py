@@ -2,7 +2,7 @@
 
     python -m benchmarks.throughput_10x10                    # seeds 0-2, 60 s each
     python -m benchmarks.throughput_10x10 --seeds 0 1 2 3 4 5 6 7 8 9      # the seeds the defaults were tuned on
-    python -m benchmarks.throughput_10x10 --seeds 10 11 12 13 14 15 16 17 18 19  # held out
+    python -m benchmarks.throughput_10x10 --seeds 10 11 12 13 14 15 16 17 18 19  # held out (and 20-29)
     python -m benchmarks.throughput_10x10 --seeds 0 2 --time-limit 120 --solutions out/10x10
     python -m benchmarks.throughput_10x10 --seeds 0 --proof out/10x10 --time-limit 200
     python -m benchmarks.throughput_10x10 --processes 1        # the level search in this process
@@ -22,9 +22,10 @@ passed to the method as its settings, in this process and in the workers.
 reports the level search's nodes per wall second and per CPU second.
 
 Prints a markdown table: status, incumbent, bound, gap, the level search's nodes and leaves, and wall and
-CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), with the ``uptime`` load before and after
-(the machine may be shared: wall time is then far above CPU time). The 10 x 10 defaults were tuned on seeds
-0-9; seeds 10-19 are held out.
+CPU seconds of ``run_method`` (``benchmarks.throughput.timed``), where the wall seconds went (the starts, the
+P(rho) rounds, the configuration bound, the packing search and count descent before the first level search,
+the level searches), with the ``uptime`` load before and after (the machine may be shared: wall time is then
+far above CPU time). The 10 x 10 defaults were tuned on seeds 0-9; seeds 10-29 are held out.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ def table(seeds: list[int], time_limit: float, settings: ThroughputSettings, sol
     print(f"uptime: {uptime()}\n")
     print(
         "| 10 x 10 seed | processes | status | verified | R (incumbent) | bound | gap | config bound "
-        "| level-search nodes | leaves | wall s | CPU s |"
+        "| level-search nodes | leaves | wall s | CPU s | start s | P(rho) s | config s | descent s | level s |"
     )
-    print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for seed in seeds:
         result, seconds, cpu = timed(
             random_case(seed, 10, 10), "exact", solver="cpsat", time_limit=time_limit, options=settings
@@ -63,10 +64,16 @@ def table(seeds: list[int], time_limit: float, settings: ThroughputSettings, sol
         stats = result.metrics["method_stats"]
         searches = [r["level_search"] for r in stats["rounds"] if "level_search" in r]
         count = {key: sum(s.get(key, 0) for s in searches) for key in ("nodes", "leaves")}
+        stages = stats.get("stage_s", {})
+        rounds_s = sum(r.get("seconds", 0.0) for r in stats["rounds"] if "level_search" not in r)
+        level_s = sum(s.get("seconds", 0.0) for s in searches)
+        where = " | ".join(f"{x:.1f}" for x in (stages.get("start", 0.0), rounds_s, stages.get("config", 0.0)))
+        where += f" | {stages.get('descent', 0.0):.1f} | {level_s:.1f}"
         print(
             f"| {seed} | {settings.processes} | {result.status} | {'yes' if result.verified else 'NO'} | "
             f"{result.objective:.3f} | {result.bound:.3f} | {100 * result.gap:.2f}% | "
-            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {seconds:.1f} | {cpu:.1f} |",
+            f"{stats['config_bound']:.3f} | {count['nodes']} | {count['leaves']} | {seconds:.1f} | {cpu:.1f} | "
+            f"{where} |",
             flush=True,
         )
     print(f"\nuptime: {uptime()}")

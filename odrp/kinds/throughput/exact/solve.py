@@ -66,7 +66,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from odrp.core.budget import Budget
@@ -165,12 +165,22 @@ class _RateSearch:
         self.pool = [patterns.candidates(inst, c) for c in range(inst.n_components)] if use_patterns else None
         self.large = not use_patterns and inst.n_components * inst.n_machines > settings.config_up_to
         self.stats: dict[str, Any] = {"rounds": [], "solver": solver, "form": "patterns" if use_patterns else "levels"}
+        self.stats["stage_s"] = {}
 
     def _round(self, rho: float, deadline: float | None, fluid_levels: bool, **kwargs: Any):
         return solve_round(
             self.inst, rho, self.solver, deadline, self.settings, self.cache.fluid, self.stats,
             fluid_levels=fluid_levels, fixed=self.fixed, pool=self.pool, **kwargs,
         )  # fmt: skip
+
+    @contextlib.contextmanager
+    def _stage(self, name: str) -> Iterator[None]:
+        """Record the wall seconds of a stage in ``stats["stage_s"][name]`` (for the benchmarks)."""
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stats["stage_s"][name] = time.perf_counter() - began
 
     def _workers_worth(self) -> bool:
         """Whether worker processes may start (or are running): without a limit, or with at least
@@ -198,10 +208,11 @@ class _RateSearch:
         ) and not self.fixed
         incumbent: Counts | None = None
         if settings.search_start and self.fixed is None:
-            incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(inst, settings, deadline)
-            if incumbent is not None and large:
-                box = self._share(settings.packing_box)
-                incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+            with self._stage("start"):
+                incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(inst, settings, deadline)
+                if incumbent is not None and large:
+                    box = self._share(settings.packing_box)
+                    incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
         best = rate(inst, incumbent) if incumbent is not None else None
         stats["start_rate"] = best
         if given is not None:
@@ -312,18 +323,13 @@ class _RateSearch:
                         config_lp = False
                         upper, columns, branching_now = self._config_bound(best, upper)
                         if branching_now and settings.search_start:  # the level search's targets start from the best
-                            box = self._share(settings.packing_box)
-                            incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
-                            cap = self._share(settings.descent_box)
-                            incumbent, best = improved(
-                                inst,
-                                incumbent,
-                                cap,
-                                stats,
-                                settings,
-                                settings.descent_starts,
-                                settings.descent_patience,
-                            )
+                            with self._stage("descent"):
+                                box = self._share(settings.packing_box)
+                                incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+                                incumbent, best = improved(
+                                    inst, incumbent, self._share(settings.descent_box), stats, settings,
+                                    settings.descent_starts, settings.descent_patience,
+                                )  # fmt: skip
                     reach = settings.bisect if upper <= target else reach / 2
                     continue
                 status = "time_limit" if result.status == "time_limit" else "error"
@@ -344,10 +350,11 @@ class _RateSearch:
         (its columns start the first level search) and whether level searches follow."""
         settings = self.settings
         branching = settings.branching and self.fixed is None
-        lowered, columns = config_bound.bisect(
-            self.inst, best, upper, self._share(settings.config_box), precision=settings.config_precision,
-            tables=self.cache.tables,
-        )  # fmt: skip
+        with self._stage("config"):
+            lowered, columns = config_bound.bisect(
+                self.inst, best, upper, self._share(settings.config_box), precision=settings.config_precision,
+                tables=self.cache.tables,
+            )  # fmt: skip
         upper = self.stats["config_bound"] = min(upper, lowered)
         return upper, columns, branching
 
