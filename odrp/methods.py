@@ -80,7 +80,8 @@ def run_method(
     options: dict[str, Any] | None = None,
     warm_start: dict[str, Any] | None = None,
 ) -> Result:
-    """Run ``method`` on ``instance`` and return the evaluator-checked Result.
+    """Run ``method`` on ``instance`` (the kind's compiled instance, or its JSON) and return the
+    evaluator-checked Result.
 
     ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
     ``options:``) turned into the method's settings dataclass by :func:`odrp.core.settings.settings_for`, or that
@@ -88,6 +89,8 @@ def run_method(
     start (see :func:`warm_start_solution`).
     """
     start = time.perf_counter()
+    if isinstance(instance, Mapping):  # instance JSON: validated and compiled first
+        instance = kind.load(dict(instance), "<dict>")
     if warm_start is not None and method != "exact":
         raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}")
     if warm_start is not None and not _takes_keyword(kind.exact, "warm_start"):

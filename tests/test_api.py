@@ -1,0 +1,65 @@
+"""The Python API (odrp.load/solve/evaluate/generate/methods): its examples, and each way of giving an instance."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import pytest
+
+import odrp
+import odrp.api
+from odrp.methods import run_method
+from odrp.registry import KINDS
+from tests.knapsack_bruteforce import optimum as brute_force_optimum
+from tests.test_odrp_evaluator import TINY
+
+
+def test_the_api_examples_run():
+    failed, attempted = doctest.testmod(odrp.api)
+    assert attempted >= 8 and failed == 0
+
+
+def test_an_instance_is_a_path_a_dict_or_a_loaded_instance(tmp_path):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(TINY))
+    from_path, from_dict = odrp.load(path), odrp.load(TINY)
+    assert odrp.load(from_path) is from_path
+    assert (from_path.kind, from_path.source, from_dict.source) == ("odrp", str(path), "<dict>")
+    objectives = {odrp.solve(given).objective for given in (path, str(path), TINY, from_dict)}
+    assert len(objectives) == 1
+
+
+def test_bad_input_raises_the_one_line_error(tmp_path):
+    with pytest.raises(odrp.InputError) as raised:
+        odrp.load({**TINY, "nodes": [{**TINY["nodes"][0], "slots": -1}, *TINY["nodes"][1:]]})
+    assert raised.value.source == "<dict>" and raised.value.field.startswith("nodes[0]")
+    with pytest.raises(odrp.InputError, match="file not found"):
+        odrp.load(tmp_path / "missing.json")
+    with pytest.raises(odrp.InputError, match="a path, a dict"):
+        odrp.load(42)
+    with pytest.raises(odrp.InputError, match=r"a known problem kind|one of"):
+        odrp.generate("nosuchkind")
+
+
+def test_solve_takes_method_settings_by_name_and_the_evaluator_agrees():
+    data = odrp.generate("kp", items=10, seed=5)
+    optimum = brute_force_optimum("kp", odrp.load(data).compiled)
+    exact = odrp.solve(data)
+    assert exact.status == "optimal" and exact.objective == pytest.approx(optimum)
+    searched = odrp.solve(data, method="local_search", iterations=3)
+    assert searched.verified and searched.objective <= optimum + 1e-9
+    with pytest.raises(odrp.InputError, match="--param nosuch"):
+        odrp.solve(data, method="local_search", nosuch=1)
+    assert odrp.evaluate(data, exact).objective == pytest.approx(optimum)
+    assert odrp.evaluate(data, exact.solution).feasible
+
+
+def test_generate_passes_a_seed_only_to_generators_that_take_one():
+    assert odrp.generate("latency", "paper", topology="t-r1")["problem"] == "latency"
+    assert odrp.generate("kp", items=5, seed=1) == odrp.generate("kp", items=5, seed=1)
+    assert odrp.generate("kp", items=5, seed=1) != odrp.generate("kp", items=5, seed=2)
+
+
+def test_run_method_accepts_instance_json():
+    assert run_method(KINDS["odrp"], TINY).status == "optimal"
