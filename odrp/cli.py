@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from odrp import __version__
 from odrp.core.errors import InputError
 
 
@@ -37,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="odrp", description="Exact operator placement for stream processing, and heuristics against it."
     )
+    parser.add_argument("--version", action="version", version=f"odrp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("solve", help="solve an instance exactly or with a heuristic")
@@ -102,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("kind")
     p.set_defaults(handler=_schema)
     _add_bench(sub)
+    _add_dataset(sub)
     _add_report(sub)
     return parser
 
@@ -369,9 +372,17 @@ def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
     methods = available_methods()
     if args.json:
         print(json.dumps(methods))
-    else:
-        for name, info in methods.items():
-            print(f"{name:<24} {','.join(info['kinds']):<24} {info['description']}")
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    table.add_column("method", no_wrap=True)
+    table.add_column("kinds", overflow="fold", max_width=28)
+    table.add_column("description", overflow="fold")
+    for name, info in methods.items():
+        table.add_row(name, ", ".join(info["kinds"]), info["description"])
+    Console(soft_wrap=False).print(table)
     return 0
 
 
@@ -461,6 +472,29 @@ def _report(args: argparse.Namespace, _extra: list[str]) -> int:
     if args.out is not None:
         _directory(args.out, "--out")
     print_report(report(args.dir, args.out))
+    return 0
+
+
+# ----------------------------------------------------------------------------------- dataset
+
+
+def _add_dataset(sub: Any) -> None:
+    p = sub.add_parser("dataset", help="check a benchmark dataset's files against its manifest")
+    actions = p.add_subparsers(dest="action", required=True)
+    verify = actions.add_parser("verify", help="every file against the manifest (SHA-256, rows); exit 2 if any differs")
+    verify.add_argument("dir", help="dataset directory written by odrp bench")
+    p.set_defaults(handler=_dataset)
+
+
+def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
+    from odrp.bench.verify import verify
+
+    result = verify(args.dir)
+    for finding in result.findings:
+        print(f"error: {finding.line(args.dir)}", file=sys.stderr)
+    if result.findings:
+        return 2
+    print(result.summary())
     return 0
 
 
