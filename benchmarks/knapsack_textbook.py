@@ -11,7 +11,8 @@ optimal by each; mean and largest wall seconds and mean CPU seconds (process and
 the geometric mean over the instances of default wall / textbook wall (each time at least 0.01 s,
 so that two runs of a few milliseconds count as a tie); the runs where the default has no incumbent
 (and how many of them the textbook has one for); the runs where the default found a worse solution
-than the textbook or a wrong one. ``--records FILE`` appends one JSON line per run; ``--from FILE``
+than the textbook; the largest relative gap left (incumbent to bound) by each; the wrong or unverified
+answers. ``--records FILE`` appends one JSON line per run; ``--from FILE``
 prints the table of recorded runs (several files: one table over all), so that a long comparison can
 be split into several runs. The sets are those of :mod:`benchmarks.knapsack_sets` (``--root`` or
 ``$ODRP_EXTERNAL``); the machine's load is printed with the table.
@@ -86,8 +87,8 @@ def run(args: argparse.Namespace) -> list[dict]:
 HEADER = (
     "| set | instances | proven: default / textbook | mean s: default / textbook | max s: default / textbook "
     "| mean cpu s: default / textbook | geo-mean time ratio default/textbook | default without incumbent "
-    "(textbook has one) | default worse than textbook | wrong or unverified |\n"
-    "|---|---|---|---|---|---|---|---|---|---|"
+    "(textbook has one) | default worse than textbook | largest gap left: default / textbook | wrong or unverified |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -99,6 +100,22 @@ def _better(a: float | None, b: float | None, sense: str) -> bool:
         return True
     eps = 1e-6 * max(1.0, abs(b))
     return a > b + eps if sense == "max" else a < b - eps
+
+
+def _gap(r: dict) -> float | None:
+    """Relative gap of a run (None without incumbent or bound; 0 when proven)."""
+    if r["status"] == "optimal":
+        return 0.0
+    if r["objective"] is None or r["bound"] is None:
+        return None
+    return abs(r["objective"] - r["bound"]) / max(1e-10, abs(r["objective"]))
+
+
+def _largest_gap(runs: list[dict]) -> str:
+    gaps = [_gap(r) for r in runs]
+    if any(g is None for g in gaps):
+        return "none for some"
+    return f"{max(gaps):.2%}"
 
 
 def table(records: list[dict]) -> str:
@@ -139,7 +156,8 @@ def table(records: list[dict]) -> str:
             f"{statistics.mean(r['wall_s'] for r in d):.2f} / {statistics.mean(r['wall_s'] for r in t):.2f} | "
             f"{max(r['wall_s'] for r in d):.2f} / {max(r['wall_s'] for r in t):.2f} | "
             f"{statistics.mean(r['cpu_s'] for r in d):.2f} / {statistics.mean(r['cpu_s'] for r in t):.2f} | "
-            f"{ratio:.2f} | {len(missing)}: {names} ({missing_t}) | {worse_names} | {wrong} |"
+            f"{ratio:.2f} | {len(missing)}: {names} ({missing_t}) | {worse_names} | "
+            f"{_largest_gap(d)} / {_largest_gap(t)} | {wrong} |"
         )
     return "\n".join(lines)
 
