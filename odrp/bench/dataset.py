@@ -24,17 +24,33 @@ rows from before these columns existed have none: :func:`read` gives null there)
 Files are written whole and renamed into place (a hidden temporary name first), so a killed run
 leaves complete files only: at most the instances in flight are lost. An instance's file is its
 record of being done; ``--resume`` reads them back (:func:`stored_instances`).
+
+**The record.** Each file's SHA-256, rows and error rows are computed from the bytes written, before
+the rename, and appended as one line to ``DIR/journal.jsonl`` right after it; the manifest's
+``files`` is the record of every earlier run, and the journal is merged into it (and removed) when
+the manifest is rewritten. A file on disk is never hashed to be certified: :mod:`odrp.bench.verify`
+compares it with the record.
+
+**No write follows a symbolic link.** Every write goes through a descriptor of a real directory
+inside ``DIR`` (each component opened with ``O_NOFOLLOW``), to a temporary name created with
+``O_EXCL | O_NOFOLLOW``, renamed over the target (a rename replaces a link, never writes through it).
+A directory of the dataset that is a symbolic link is bad input. ``DIR`` itself is the user's choice.
+A corrupt ``manifest.json`` is never replaced: :func:`set_manifest_aside` renames it. One process at
+a time writes a dataset (:func:`writer_lock`), so a manifest left ``running`` means its run was killed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
 import json
 import math
 import os
 import platform
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -44,10 +60,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import odrp
+from odrp.core.errors import InputError
 
 FORMAT = "odrp-bench/1"
 ROWS = "rows"
 MANIFEST = "manifest.json"
+JOURNAL = "journal.jsonl"
+QUARANTINE = "quarantine"
+LOCK = ".lock"
 
 #: Columns before the parameter columns, and after them. ``problem`` is the partition directory.
 HEAD = [
@@ -164,23 +184,176 @@ def _finite(value: Any) -> Any:
 # ------------------------------------------------------------------------------------ writing
 
 
-def write_instance(out: str | Path, problem: str, instance_id: str, table: pa.Table) -> Path:
-    """Write one instance's rows atomically: a hidden temporary file, then a rename."""
+@contextlib.contextmanager
+def directory(root: str | Path, parts: Sequence[str] = (), *, create: bool = True) -> Iterator[int]:
+    """A descriptor of ``root/parts...``, every part a real directory (created if missing), never a link.
+
+    ``root`` is opened as given (the user chose it); a part that is a symbolic link or a file is bad
+    input: the dataset writes only inside ``root``.
+    """
+    root = Path(root)
+    if create:
+        root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for depth, part in enumerate(parts, 1):
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=fd)
+            try:
+                child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as error:
+                if error.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                where = str(root.joinpath(*parts[:depth]))
+                raise InputError(
+                    where, "", "a directory of the dataset, found a symbolic link or a file (writes stay inside it)"
+                ) from None
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def write_atomic(root: str | Path, relative: str, write: Callable[[Any], None]) -> tuple[str, int]:
+    """Write ``root/relative`` whole: ``write(binary handle)`` fills a hidden temporary file (created
+    with ``O_EXCL | O_NOFOLLOW``), which is then renamed over the target. Returns (SHA-256, bytes) of
+    what was written. A leftover or planted temporary name is removed first, never written through."""
+    *parts, name = Path(relative).parts
+    tmp = f".{name}.tmp"
+    with directory(root, parts) as fd:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp, dir_fd=fd)
+        handle_fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fd)
+        try:
+            with os.fdopen(handle_fd, "wb") as handle:
+                write(handle)
+            digest, size = _sha256_fd(os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd))
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=fd)
+            raise
+    return digest, size
+
+
+def _sha256_fd(fd: int) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    with os.fdopen(fd, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def write_instance(out: str | Path, problem: str, instance_id: str, table: pa.Table) -> tuple[str, dict[str, Any]]:
+    """Write one instance's rows atomically and record them in the journal; returns the file's name
+    (relative to ``out``) and its record entry (rows, errors, SHA-256 of the bytes written)."""
     path = instance_path(out, problem, instance_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
-    return path
+    relative = path.relative_to(out).as_posix()
+    digest, _ = write_atomic(out, relative, lambda handle: pq.write_table(table, handle))
+    statuses = table.column("status").to_pylist()
+    entry = {"rows": table.num_rows, "errors": statuses.count("error"), "sha256": digest}
+    append_journal(out, relative, entry)
+    return relative, entry
+
+
+def append_journal(out: str | Path, relative: str, entry: dict[str, Any]) -> None:
+    """One line ``{"file": relative, **entry}`` at the end of ``DIR/journal.jsonl`` (one write call)."""
+    line = json.dumps({"file": relative, **entry}, sort_keys=True) + "\n"
+    with directory(out) as fd:
+        handle = os.open(JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644, dir_fd=fd)
+        try:
+            os.write(handle, line.encode())
+        finally:
+            os.close(handle)
+
+
+def journal(out: str | Path) -> dict[str, dict[str, Any]]:
+    """The journal's entries by file, the last line of a file winning (a torn last line is skipped)."""
+    path = Path(out) / JOURNAL
+    entries: dict[str, dict[str, Any]] = {}
+    if not path.exists() or path.is_symlink():
+        return entries
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if _valid_entry(entry) and isinstance(entry.get("file"), str):
+            entries[entry.pop("file")] = entry
+    return entries
+
+
+def _valid_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("sha256"), str)
+        and isinstance(entry.get("rows"), int)
+        and isinstance(entry.get("errors", 0), int)
+    )
 
 
 def remove_partial_files(out: str | Path) -> int:
-    """Delete temporary files a killed run left behind; returns how many."""
+    """Delete temporary files a killed run left behind (links among them: the link); returns how many."""
     removed = 0
-    for tmp in rows_dir(out).glob("problem=*/.*.tmp"):
-        tmp.unlink()
-        removed += 1
+    if not rows_dir(out).exists():
+        return 0
+    with directory(out, (ROWS,), create=False) as rows:
+        for entry in os.scandir(rows):
+            if not (entry.name.startswith("problem=") and entry.is_dir(follow_symlinks=False)):
+                continue
+            with directory(out, (ROWS, entry.name), create=False) as problem:
+                for item in os.scandir(problem):
+                    if item.name.startswith(".") and item.name.endswith(".tmp"):
+                        os.unlink(item.name, dir_fd=problem)
+                        removed += 1
     return removed
+
+
+def quarantine(out: str | Path, relative: str) -> Path:
+    """Move ``DIR/relative`` to ``DIR/quarantine/relative`` (a timestamp added if that is taken)."""
+    *parts, name = Path(relative).parts
+    target = name
+    with directory(out, parts, create=False) as source, directory(out, (QUARANTINE, *parts)) as aside:
+        if _exists(target, aside):
+            target = f"{name}.{time.strftime('%Y%m%dT%H%M%S')}"
+            serial = 1
+            while _exists(target, aside):
+                target, serial = f"{name}.{time.strftime('%Y%m%dT%H%M%S')}.{serial}", serial + 1
+        os.rename(name, target, src_dir_fd=source, dst_dir_fd=aside)
+    return Path(out, QUARANTINE, *parts, target)
+
+
+def _exists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def writer_lock(out: str | Path) -> Iterator[None]:
+    """Hold ``DIR/.lock`` (``flock``) while writing: a second writer of the same dataset is bad input."""
+    with directory(out) as fd:
+        try:
+            handle = os.open(LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644, dir_fd=fd)
+        except OSError as error:
+            if error.errno != errno.ELOOP:
+                raise
+            raise InputError(str(Path(out) / LOCK), "", "a lock file, found a symbolic link") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(
+                str(out), "--out", "a dataset no other process is writing (another odrp bench holds it)"
+            ) from None
+        yield
+    finally:
+        os.close(handle)
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -200,7 +373,10 @@ def read(out: str | Path) -> Any:
         return pd.DataFrame(columns=["problem", *names])
     tables = []
     for path in paths:
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, pa.ArrowException) as error:
+            raise InputError(str(path), "", f"a readable Parquet file ({type(error).__name__})") from None
         problem = path.parent.name.split("=", 1)[1]
         tables.append(table.append_column("problem", pa.array([problem] * table.num_rows, pa.string())))
     frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
@@ -254,35 +430,73 @@ def versions() -> dict[str, str]:
 
 
 def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed)."""
+    return _sha256_fd(os.open(path, os.O_RDONLY | os.O_NOFOLLOW))[0]
+
+
+class CorruptManifest(InputError):
+    """``DIR/manifest.json`` is not a manifest: not JSON, the wrong shape, or a symbolic link."""
 
 
 def read_manifest(out: str | Path) -> dict[str, Any] | None:
+    """The manifest of ``out``; None if it has none. A damaged one raises :class:`CorruptManifest`."""
     path = Path(out) / MANIFEST
+    if path.is_symlink():
+        raise CorruptManifest(str(path), "", "a regular file, found a symbolic link")
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError:
-        return None
+        data = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        raise CorruptManifest(str(path), "", f"valid JSON ({str(error)[:200]})") from None
+    problem = _manifest_problem(data)
+    if problem:
+        raise CorruptManifest(str(path), "", problem)
+    return data
 
 
-def write_manifest(out: str | Path, *, grid: dict[str, Any], runs: list[dict[str, Any]], status: str) -> dict[str, Any]:
-    """Rewrite ``DIR/manifest.json`` from the files on disk: counts, checksums, versions, runs."""
+def _manifest_problem(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "a JSON object"
+    if data.get("format") != FORMAT:
+        return f"format {FORMAT!r}, got {str(data.get('format'))[:80]!r}"
+    runs = data.get("runs", [])
+    if not isinstance(runs, list) or not all(isinstance(run, dict) for run in runs):
+        return "runs: a list of objects"
+    entries = data.get("files", {})
+    if not isinstance(entries, dict) or not all(_valid_entry(entry) for entry in entries.values()):
+        return "files: an object of {rows, sha256} per file"
+    return None
+
+
+def set_manifest_aside(out: str | Path) -> Path:
+    """Rename a damaged ``manifest.json`` to ``manifest.json.corrupt-<time>``, keeping it; returns the new path."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    with directory(out, create=False) as fd:
+        target, serial = f"{MANIFEST}.corrupt-{stamp}", 1
+        while _exists(target, fd):
+            target, serial = f"{MANIFEST}.corrupt-{stamp}.{serial}", serial + 1
+        os.rename(MANIFEST, target, src_dir_fd=fd, dst_dir_fd=fd)
+    return Path(out) / target
+
+
+def write_manifest(
+    out: str | Path,
+    *,
+    grid: dict[str, Any],
+    runs: list[dict[str, Any]],
+    status: str,
+    files: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """Rewrite ``DIR/manifest.json`` with the record ``files`` (path -> rows, errors, SHA-256), then drop
+    the journal, which the record includes. Counts come from the record: no file is read or hashed."""
     problems: dict[str, dict[str, int]] = {}
-    entries: dict[str, dict[str, Any]] = {}
-    for path in files(out):
-        problem = path.parent.name.split("=", 1)[1]
-        statuses = pq.read_table(path, columns=["status"]).column("status").to_pylist()
+    for name, entry in sorted(files.items()):
+        problem = Path(name).parent.name.split("=", 1)[1]
         counts = problems.setdefault(problem, {"instances": 0, "rows": 0, "errors": 0})
         counts["instances"] += 1
-        counts["rows"] += len(statuses)
-        counts["errors"] += statuses.count("error")
-        entries[path.relative_to(out).as_posix()] = {"rows": len(statuses), "sha256": sha256_file(path)}
+        counts["rows"] += entry["rows"]
+        counts["errors"] += entry.get("errors", 0)
     manifest = {
         "format": FORMAT,
         "status": status,
@@ -293,13 +507,12 @@ def write_manifest(out: str | Path, *, grid: dict[str, Any], runs: list[dict[str
         "problems": problems,
         "versions": versions(),
         "runs": runs,
-        "files": entries,
+        "files": dict(sorted(files.items())),
     }
-    path = Path(out) / MANIFEST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{MANIFEST}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    text = json.dumps(manifest, indent=1, allow_nan=False) + "\n"
+    write_atomic(out, MANIFEST, lambda handle: handle.write(text.encode()))
+    with directory(out) as fd, contextlib.suppress(FileNotFoundError):
+        os.unlink(JOURNAL, dir_fd=fd)
     return manifest
 
 

@@ -26,11 +26,16 @@ Pictures (PNG, matplotlib's Agg canvas through ``Figure``, no global backend swi
 
 ``index.html`` shows the tables, the pictures, how many instances have a proven optimum, and every
 error row. ``summary.csv`` has the tables' numbers unrounded.
+
+The dataset is checked first (:func:`odrp.bench.verify.require_intact`): a file that disagrees with
+the manifest is named in one line and nothing is reported. Each report file is written whole and
+renamed into place (:func:`odrp.bench.dataset.write_atomic`), never through a symbolic link.
 """
 
 from __future__ import annotations
 
 import html
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from odrp.bench import dataset
+from odrp.bench import dataset, verify
 
 COLUMNS = (
     "method",
@@ -185,8 +190,7 @@ def performance_profile(rows: pd.DataFrame, path: Path, title: str) -> Path:
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
-    fig.savefig(path, dpi=110)
-    return path
+    return _save(fig, path)
 
 
 def profile_steps(gaps: np.ndarray) -> tuple[list[float], list[float]]:
@@ -217,8 +221,7 @@ def gap_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> 
     ax.grid(True, alpha=0.3)
     if labels:
         ax.legend(fontsize="small")
-    fig.savefig(path, dpi=110)
-    return path
+    return _save(fig, path)
 
 
 def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> Path:
@@ -239,8 +242,7 @@ def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str)
     ax.grid(True, alpha=0.3)
     if labels:
         ax.legend(fontsize="small")
-    fig.savefig(path, dpi=110)
-    return path
+    return _save(fig, path)
 
 
 # ------------------------------------------------------------------------------------ report
@@ -249,9 +251,11 @@ def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str)
 def report(out: str | Path, report_dir: str | Path | None = None) -> Report:
     """Tables, pictures and the HTML page of the dataset in ``out`` (pictures in ``report_dir``)."""
     out = Path(out)
+    verify.require_intact(out)
     frame = dataset.read(out)
     target = Path(report_dir) if report_dir is not None else out / "report"
-    target.mkdir(parents=True, exist_ok=True)
+    with dataset.directory(*_root_and_parts(out, target)):  # a linked DIR/report is refused before any work
+        pass
     result = Report(tables={}, optimum_counts={}, errors=frame[frame["status"] == "error"], out=target)
     for problem in sorted(frame["problem"].unique()):
         rows = frame[frame["problem"] == problem]
@@ -266,7 +270,8 @@ def report(out: str | Path, report_dir: str | Path | None = None) -> Report:
             ),
         ]
     if result.tables:
-        pd.concat([t.assign(problem=p) for p, t in result.tables.items()]).to_csv(target / "summary.csv", index=False)
+        summary = pd.concat([t.assign(problem=p) for p, t in result.tables.items()]).to_csv(index=False)
+        _write(target / "summary.csv", summary.encode())
     result.html = write_html(result, out)
     return result
 
@@ -377,5 +382,26 @@ def write_html(result: Report, out: Path) -> Path:
         parts.append("</table>")
     parts.append("</body></html>")
     path = result.out / "index.html"
-    path.write_text("\n".join(parts))
+    _write(path, "\n".join(parts).encode())
     return path
+
+
+def _root_and_parts(out: Path, target: Path) -> tuple[Path, tuple[str, ...]]:
+    """The report folder as (root, parts below it): below ``out`` when it is inside the dataset, so
+    that no part of it may be a symbolic link; else the folder the user named."""
+    try:
+        return out, target.relative_to(out).parts
+    except ValueError:
+        return target, ()
+
+
+def _write(path: Path, data: bytes) -> Path:
+    """Write a report file whole (its folder was checked by :func:`report`); a link there is replaced."""
+    dataset.write_atomic(path.parent, path.name, lambda handle: handle.write(data))
+    return path
+
+
+def _save(fig: Any, path: Path) -> Path:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return _write(path, buffer.getvalue())

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import odrp
-from odrp.bench import dataset
+from odrp.bench import dataset, verify
 from odrp.bench.grid import Grid, InstanceTask, load_grid
 from odrp.bench.stream import outcome_channel, run_partition_streamed
 from odrp.bench.task import failed_outcome, run_partition
@@ -116,22 +116,41 @@ def bench(
         raise InputError("command line", "--partitions", f"a number >= 1, got {partitions}")
     if retry_errors and not resume:
         raise InputError("command line", "--retry-errors", "only with --resume")
-    stored = dataset.stored_instances(out)
-    if stored and not resume:
+    with dataset.writer_lock(out):
+        return _bench_locked(grid, grid_path, out, master, partitions, resume, retry_errors, conf, progress, start)
+
+
+def _bench_locked(
+    grid: Grid,
+    grid_path: str | Path,
+    out: Path,
+    master: str | None,
+    partitions: int | None,
+    resume: bool,
+    retry_errors: bool,
+    conf: Sequence[tuple[str, str]],
+    progress: bool,
+    start: float,
+) -> BenchSummary:
+    """:func:`bench` once it holds the dataset's lock (see the module docstring)."""
+    present = dataset.files(out)
+    if present and not resume:
         raise InputError(
             "command line",
             "--out",
-            f"{out} already holds a dataset ({len(stored)} instances): pass --resume to continue it, "
+            f"{out} already holds a dataset ({len(present)} instance files): pass --resume to continue it, "
             "or give a new directory",
         )
+    warnings: list[str] = []
+    previous, record = _checked_record(out, warnings)
     dataset.remove_partial_files(out)
-    todo, warnings = _plan(grid.tasks, stored, retry_errors)
+    stored = dataset.stored_instances(out)
+    todo, plan_warnings = _plan(grid.tasks, stored, retry_errors)
     summary = BenchSummary(
         out=out, master=master or _active_master() or DEFAULT_MASTER, planned=len(grid.tasks), skipped=0
     )
     summary.skipped = len(grid.tasks) - len(todo)
-    summary.warnings.extend(warnings)
-    previous = dataset.read_manifest(out) or {}
+    summary.warnings.extend(warnings + plan_warnings)
     runs = [*previous.get("runs", []), {"started": _now(), "grid": str(grid_path), "grid_sha256": grid.sha256}]
     grid_record = {
         "file": str(grid_path),
@@ -139,7 +158,7 @@ def bench(
         "text": grid.text,
         "spec": grid.spec.model_dump(mode="json"),
     }
-    dataset.write_manifest(out, grid=grid_record, runs=runs, status="running")
+    dataset.write_manifest(out, grid=grid_record, runs=runs, status="running", files=record)
     table_schema = dataset.schema(dataset.param_types(t.params for t in grid.tasks))
     try:
         if todo:
@@ -148,7 +167,7 @@ def bench(
                 summary.master = sc.master
                 summary.parallelism = sc.defaultParallelism
                 ship_plugins(sc, grid.spec.plugins)
-                _execute(sc, todo, partitions, out, table_schema, summary, grid, progress)
+                _execute(sc, todo, partitions, out, table_schema, summary, grid, progress, record)
     except KeyboardInterrupt:
         summary.status = "interrupted"
         raise
@@ -158,9 +177,40 @@ def bench(
     finally:
         summary.wall_s = time.perf_counter() - start
         runs[-1].update(summary.record(), finished=_now())
-        dataset.write_manifest(out, grid=grid_record, runs=runs, status=summary.status)
+        dataset.write_manifest(out, grid=grid_record, runs=runs, status=summary.status, files=record)
         summary.errors = dataset.error_rows(out)
     return summary
+
+
+def _checked_record(out: Path, warnings: list[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The previous manifest and the record of the files that agree with it; the rest moved aside.
+
+    A damaged manifest is renamed, never replaced (its files cannot be checked, so they are moved
+    aside too); a run the manifest still calls ``running`` was killed: it is marked ``interrupted``.
+    Every file that disagrees with the record goes to ``DIR/quarantine/`` and its instance is rerun:
+    a file is never certified by hashing it again. One warning line each.
+    """
+    try:
+        previous = dataset.read_manifest(out) or {}
+    except dataset.CorruptManifest as error:
+        aside = dataset.set_manifest_aside(out)
+        warnings.append(f"{error}: kept aside as {aside}; a new manifest is started")
+        previous = {}
+    if previous.get("status") == "running" and previous.get("runs") and "finished" not in previous["runs"][-1]:
+        note = f"no end recorded (killed); seen by the run of {_now()}"
+        previous["runs"][-1].update(status="interrupted", finished=None, note=note)
+        warnings.append(
+            f"the previous run (started {previous['runs'][-1].get('started')}) ended without a record "
+            "(killed): marked interrupted in the manifest"
+        )
+    check = verify.check(out, previous)
+    for finding in check.findings:
+        if finding.kind == "missing":
+            warnings.append(f"{finding.line(out)}; its instance is rerun")
+        else:
+            aside = dataset.quarantine(out, finding.file)
+            warnings.append(f"{finding.line(out)}; moved to {aside}, its instance is rerun")
+    return previous, check.record
 
 
 def _plan(
@@ -209,6 +259,7 @@ def _execute(
     summary: BenchSummary,
     grid: Grid,
     show_progress: bool,
+    record: dict[str, dict[str, Any]],
 ) -> None:
     from rich.console import Console
     from rich.progress import (
@@ -241,7 +292,7 @@ def _execute(
         def store(outcome: dict[str, Any]) -> None:
             if outcome["instance_id"] not in stored:  # a speculative duplicate is not written twice
                 stored.add(outcome["instance_id"])
-                _store(outcome, out, table_schema, summary)
+                _store(outcome, out, table_schema, summary, record)
                 progress.advance(bar)
 
         try:
@@ -309,9 +360,13 @@ def _job_per_partition(
             raise
 
 
-def _store(outcome: dict[str, Any], out: Path, table_schema: Any, summary: BenchSummary) -> None:
+def _store(
+    outcome: dict[str, Any], out: Path, table_schema: Any, summary: BenchSummary, record: dict[str, dict[str, Any]]
+) -> None:
     rows = outcome["rows"]
-    dataset.write_instance(out, outcome["problem"], outcome["instance_id"], dataset.to_table(rows, table_schema))
+    table = dataset.to_table(rows, table_schema)
+    name, entry = dataset.write_instance(out, outcome["problem"], outcome["instance_id"], table)
+    record[name] = entry
     summary.ran += 1
     summary.rows += len(rows)
     summary.task_s += outcome["task_s"]

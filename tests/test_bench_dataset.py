@@ -1,0 +1,250 @@
+"""A dataset's files against its manifest, without Spark: ``odrp dataset verify``, ``odrp report`` and
+``odrp bench --resume`` on datasets whose files were truncated, rewritten, removed, added or linked
+out of the directory, and on damaged or stale manifests.
+
+The datasets are built on the driver alone: a grid's instances get the rows of
+:func:`odrp.bench.task.failed_outcome` (one error row per planned run, nothing solved), so that a
+resume finds every instance stored and starts no Spark. The checksums the tests expect are computed
+here with hashlib from the bytes on disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from odrp.bench import dataset
+from odrp.bench.grid import load_grid
+from odrp.bench.runner import bench
+from odrp.bench.task import failed_outcome
+from odrp.core.errors import InputError
+
+GRID = textwrap.dedent(
+    """
+    studies:
+      - {name: tiny, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [1, 2, 3],
+         exact: [highs]}
+    """
+)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def stored(tmp_path):
+    """(grid file, dataset directory) of a complete dataset: every instance of GRID stored, manifest written."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    out = tmp_path / "out"
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    for task in tasks:
+        rows = failed_outcome(task, "stored by the test")["rows"]
+        for row in rows:  # a row that looks solved, so that a rewrite can change its objective
+            row.update(status="optimal", objective=2.0, message="")
+        dataset.write_instance(out, task.problem, task.instance_id, dataset.to_table(rows, table_schema))
+    summary = bench(grid, out, resume=True, progress=False)  # nothing to run: no Spark; writes the manifest
+    assert (summary.ran, summary.skipped) == (0, 3)
+    return grid, out
+
+
+def halve_objectives(path: Path) -> None:
+    """Rewrite a file as valid Parquet with every objective halved (what the manifest must catch)."""
+    table = pq.read_table(path)
+    column = table.schema.get_field_index("objective")
+    table = table.set_column(column, "objective", pc.divide(table.column("objective"), 2.0))
+    pq.write_table(table, path)
+
+
+def test_the_manifest_records_the_bytes_written_and_verify_agrees(stored, run_cli):
+    _, out = stored
+    manifest = json.loads((out / "manifest.json").read_text())
+    names = sorted(p.relative_to(out).as_posix() for p in dataset.files(out))
+    assert sorted(manifest["files"]) == names and len(names) == 3
+    for name in names:
+        assert manifest["files"][name] == {"rows": 1, "errors": 0, "sha256": sha256(out / name)}
+    assert not (out / dataset.JOURNAL).exists()  # merged into the manifest
+    proc = run_cli("dataset", "verify", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"{out}: 3 files, 3 rows, every one as the manifest records it"
+
+
+def test_verify_names_every_file_that_disagrees(stored, run_cli):
+    _, out = stored
+    halved, truncated, removed = dataset.files(out)
+    halve_objectives(halved)
+    truncated.write_bytes(truncated.read_bytes()[:100])
+    removed.unlink()
+    stray = out / "rows" / "problem=odrp" / "stray.parquet"
+    stray.write_bytes(b"not listed")
+    proc = run_cli("dataset", "verify", str(out))
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 4 and "Traceback" not in proc.stderr
+    found = {line.split(": ", 2)[1]: line for line in lines}
+    assert set(found) == {str(halved), str(truncated), str(removed), str(stray)}
+    recorded = json.loads((out / "manifest.json").read_text())["files"]
+    old = recorded[halved.relative_to(out).as_posix()]["sha256"][:16]
+    assert f"expected SHA-256 {old}... and 1 rows" in found[str(halved)]
+    assert f"found SHA-256 {sha256(halved)[:16]}... and 1 rows" in found[str(halved)]
+    assert "found no readable Parquet" in found[str(truncated)]
+    assert "found none" in found[str(removed)] and "not in the manifest" in found[str(stray)]
+    assert all(len(line) <= 1000 for line in lines)
+
+
+def test_verify_of_a_directory_without_a_manifest_is_bad_input(tmp_path, run_cli):
+    proc = run_cli("dataset", "verify", str(tmp_path))
+    assert proc.returncode == 2
+    expected = f"{tmp_path / 'manifest.json'}: a manifest (is this a dataset written by odrp bench?)"
+    assert proc.stderr == f"error: {expected}\n"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "halve"])
+def test_report_refuses_a_file_that_disagrees_in_one_line(stored, run_cli, damage):
+    _, out = stored
+    victim = dataset.files(out)[1]
+    if damage == "truncate":
+        victim.write_bytes(victim.read_bytes()[:-50])
+    else:
+        halve_objectives(victim)
+    proc = run_cli("report", str(out))
+    assert proc.returncode == 2, proc.stdout
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith(f"error: {victim}: expected SHA-256 ")
+    assert not (out / "report" / "index.html").exists()
+
+
+def test_resume_moves_damaged_files_aside_and_never_certifies_them(stored, monkeypatch):
+    grid, out = stored
+    halved, truncated, kept = dataset.files(out)
+    halve_objectives(halved)
+    truncated.write_bytes(truncated.read_bytes()[:100])
+    halved_bytes, truncated_bytes = halved.read_bytes(), truncated.read_bytes()
+    recorded = json.loads((out / "manifest.json").read_text())["files"]
+
+    ran: list[list[str]] = []
+
+    def execute(sc, todo, *args, **kwargs):  # the Spark part: record what would be rerun
+        ran.append(sorted(t.instance_id for t in todo))
+
+    monkeypatch.setattr("odrp.bench.runner._execute", execute)
+    monkeypatch.setattr("odrp.bench.runner.spark_context", no_spark)
+    summary = bench(grid, out, resume=True, progress=False)
+    assert ran == [sorted([halved.stem, truncated.stem])]  # both instances are run again
+    assert (summary.skipped, len(dataset.files(out))) == (1, 1)
+    aside = out / "quarantine" / "rows" / "problem=odrp"
+    assert (aside / halved.name).read_bytes() == halved_bytes
+    assert (aside / truncated.name).read_bytes() == truncated_bytes
+    moved = [w for w in summary.warnings if "moved to" in w]
+    assert len(moved) == 2 and all(len(w.splitlines()) == 1 for w in moved)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["files"] == {kept.relative_to(out).as_posix(): recorded[kept.relative_to(out).as_posix()]}
+
+
+@contextlib.contextmanager
+def no_spark(*args):
+    """Stands in for :func:`odrp.bench.runner.spark_context` where ``_execute`` is replaced too."""
+    yield SimpleNamespace(master="test", defaultParallelism=1, applicationId="test"), 0.0
+
+
+def test_a_corrupt_manifest_is_kept_aside_with_one_warning(stored, monkeypatch):
+    grid, out = stored
+    (out / "manifest.json").write_text('{"format": "odrp-bench/1", "runs": [')
+    monkeypatch.setattr("odrp.bench.runner._execute", lambda *args: None)
+    monkeypatch.setattr("odrp.bench.runner.spark_context", no_spark)
+    summary = bench(grid, out, resume=True, progress=False)
+    kept = list(out.glob("manifest.json.corrupt-*"))
+    assert len(kept) == 1 and kept[0].read_text() == '{"format": "odrp-bench/1", "runs": ['
+    warnings = [w for w in summary.warnings if "manifest.json" in w]
+    assert len(warnings) == 1 and f"kept aside as {kept[0]}" in warnings[0]
+    assert warnings[0].startswith(f"{out / 'manifest.json'}: valid JSON")
+    # without a record its files cannot be checked: each is moved aside and rerun, none certified
+    assert len(list((out / "quarantine").rglob("*.parquet"))) == 3 and summary.skipped == 0
+    assert json.loads((out / "manifest.json").read_text())["files"] == {}
+
+
+def test_a_killed_run_is_marked_interrupted_on_the_next_start(stored):
+    grid, out = stored
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text())
+    del manifest["runs"][-1]["finished"]  # what SIGKILL leaves: the start was written, the end never
+    manifest["runs"][-1].pop("status")
+    manifest["status"] = "running"
+    path.write_text(json.dumps(manifest))
+    summary = bench(grid, out, resume=True, progress=False)
+    runs = json.loads(path.read_text())["runs"]
+    assert [run["status"] for run in runs] == ["interrupted", "complete"]
+    assert runs[0]["finished"] is None and "killed" in runs[0]["note"]
+    assert any("marked interrupted" in w for w in summary.warnings)
+
+
+def test_writes_never_follow_a_planted_link(stored, tmp_path, run_cli):
+    grid, out = stored
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    (out / ".manifest.json.tmp").symlink_to(victim)
+    (out / "report").mkdir()
+    (out / "report" / "index.html").symlink_to(victim)
+    (out / "report" / ".summary.csv.tmp").symlink_to(victim)
+    bench(grid, out, resume=True, progress=False)  # rewrites the manifest
+    assert victim.read_text() == "keep me"
+    assert run_cli("report", str(out)).returncode == 0
+    assert victim.read_text() == "keep me"
+    assert not (out / "manifest.json").is_symlink() and not (out / "report" / "index.html").is_symlink()
+    assert "<h1>Benchmark report</h1>" in (out / "report" / "index.html").read_text()
+
+
+def test_a_linked_folder_of_the_dataset_is_refused(stored, tmp_path, run_cli):
+    _, out = stored
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / "report").symlink_to(elsewhere, target_is_directory=True)
+    proc = run_cli("report", str(out))
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {out / 'report'}: a directory of the dataset")
+    assert list(elsewhere.iterdir()) == []
+    table = pq.read_table(dataset.files(out)[0])
+    linked = tmp_path / "other"
+    linked.mkdir()
+    (out / "rows" / "problem=kp").symlink_to(linked, target_is_directory=True)
+    with pytest.raises(InputError, match="problem=kp: a directory of the dataset"):
+        dataset.write_instance(out, "kp", "x", table)
+    assert list(linked.iterdir()) == []
+
+
+def test_a_second_writer_of_a_dataset_is_refused(stored):
+    grid, out = stored
+    with dataset.writer_lock(out), pytest.raises(InputError, match="another odrp bench holds it"):
+        bench(grid, out, resume=True, progress=False)
+
+
+def test_read_names_an_unreadable_file(stored):
+    _, out = stored
+    path = dataset.files(out)[0]
+    path.write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match=f"{path.name}: a readable Parquet file"):
+        dataset.read(out)
+
+
+def test_the_journal_records_a_write_before_the_manifest_does(tmp_path):
+    out = tmp_path / "out"
+    table = pa.table({"status": ["optimal", "error", "error"]})
+    name, entry = dataset.write_instance(out, "odrp", "a", table)
+    digest = sha256(out / name)
+    assert entry == {"rows": 3, "errors": 2, "sha256": digest}
+    line = json.loads((out / dataset.JOURNAL).read_text())
+    assert line == {"file": "rows/problem=odrp/a.parquet", "rows": 3, "errors": 2, "sha256": digest}
+    (out / dataset.JOURNAL).write_text((out / dataset.JOURNAL).read_text() + '{"file": "rows/pro')  # torn
+    assert dataset.journal(out) == {name: entry}
+    assert os.listdir(out / "rows" / "problem=odrp") == ["a.parquet"]  # no temporary file left
