@@ -1,8 +1,10 @@
 """The exact latency method: ``auto`` (by supervisor classes or as one MILP, whichever applies) or ``textbook``.
 
 ``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
-is. ``auto``, the default, answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`)
-when the setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
+is. ``auto``, the default, solves that MILP too when it is small (at most ``textbook_nonzeros``
+nonzeros by its closed-form size, unless the setting ``classes`` names a method); otherwise it
+answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when the setting
+``classes`` asks for it, or, left at None, when the latency term is a tie-break
 (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm start is given; when a
 partition has too many labellings for that method it falls back to the one MILP. The one MILP is
 :func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
@@ -55,9 +57,13 @@ def solve(
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
     settings = settings or LatencySettings()
-    if formulation == "textbook":
-        check_model(*textbook.size(inst), "the textbook latency MILP")
-        return solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
+    textbook_size = textbook.size(inst)
+    small = settings.classes is None and textbook_size[2] <= settings.textbook_nonzeros  # auto's own choice
+    if formulation == "textbook" or small:
+        check_model(*textbook_size, "the textbook latency MILP")
+        outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
+        outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
+        return outcome
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there

@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class OdrpSettings:
-    """Tunables of the exact ODRP method; ``formulation`` (compact|paper) stays a keyword of ``solve``."""
+    """Tunables of the exact ODRP method; ``formulation`` (auto|compact|textbook) stays a keyword of ``solve``."""
 
+    textbook_nonzeros: int = field(default=0, metadata={"ge": 0})
+    """``auto`` solves the textbook model (the paper's ILP) when its closed-form size
+    (:func:`~odrp.kinds.replication.exact.size.paper_size`) has at most this many nonzeros: there it
+    is solved before the compact models' start has run (docs/methods/odrp.md)."""
     response_model: bool = True
     """``compact`` solves the response-time model (:mod:`.response`) when only the response time and
     availability carry weight; false: the full compact model (:mod:`.compact`) in every case."""

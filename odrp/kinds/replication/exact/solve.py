@@ -10,8 +10,10 @@ Tunables are the fields of :class:`~odrp.kinds.replication.exact.settings.OdrpSe
   after a quick local search (:mod:`.start`) whose placement bounds the response time from above and
   prunes node choices that cannot beat it (:mod:`.reduction`). Both steps keep every optimal
   placement, so the optimum is the same.
-- ``auto`` (the default): ``compact``, and on the full compact model (cost or network weighted) the
-  local search ``odrp_local_search`` first, on ``start_share`` of the time limit: its placement is
+- ``auto`` (the default): the textbook model when it is small (at most ``textbook_nonzeros``
+  nonzeros, by its closed-form size), where it is solved before the compact models' start has run;
+  else ``compact``, and on the full compact model (cost or network weighted) the local search
+  ``odrp_local_search`` first, on ``start_share`` of the time limit: its placement is
   the solver's MIP start and the incumbent that the run returns if the solver finds none better (CBC
   found no incumbent of a 30 x 12 instance in 5 s without it). The textbook model is never the
   better choice where the compact model has no incumbent (``docs/methods/odrp.md``: it is refused
@@ -86,9 +88,12 @@ def solve(
         return ExactOutcome(run, None, {"formulation": formulation})
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
-    if formulation == "textbook":
-        check_model(*size.paper_size(inst), "the textbook ODRP model (the paper's ILP)")
-        return _solve_model(inst, "textbook", solver, budget, mip_gap, given, given, settings)
+    textbook_size = size.paper_size(inst)
+    if formulation == "textbook" or (formulation == "auto" and textbook_size[2] <= settings.textbook_nonzeros):
+        check_model(*textbook_size, "the textbook ODRP model (the paper's ILP)")
+        outcome = _solve_model(inst, "textbook", solver, budget, mip_gap, given, given, settings)
+        outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
+        return outcome
     if settings.response_model and response.serves(inst):
         check_model(*size.response_size(inst, settings), "the response-time ODRP model")
         outcome = _solve_response(inst, solver, budget, mip_gap, settings, given)
