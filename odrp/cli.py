@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE|METHOD",
         help="exact only: a MIP start from a solution (or Result) JSON file, or from a heuristic run first",
     )
+    p.add_argument("--log", action="store_true", help="show the solver's own log on stderr")
     p.add_argument("--save", default=None, metavar="FILE", help="write the solution JSON to FILE")
     p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
     p.set_defaults(handler=_solve)
@@ -115,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.core.limits import MemoryLimitExceeded, MethodDied
     from odrp.core.solvers import DEFAULT_MIP_GAP
+    from odrp.core.solvers.run import solver_log
     from odrp.io import load_instance, read_solution
     from odrp.methods import UnknownMethod, run_within_limits
     from odrp.registry import heuristics
@@ -125,19 +127,20 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     if start is not None and start not in heuristics():
         start = read_solution(start)
     try:
-        result = run_within_limits(
-            kind,
-            instance,
-            args.method,
-            solver=args.solver,
-            formulation=args.formulation,
-            time_limit=args.time_limit,
-            memory_limit=_memory_bytes(args.memory_limit),
-            mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
-            seed=args.seed,
-            options=_method_params(args.param),
-            warm_start=start,
-        )
+        with solver_log(args.log):
+            result = run_within_limits(
+                kind,
+                instance,
+                args.method,
+                solver=args.solver,
+                formulation=args.formulation,
+                time_limit=args.time_limit,
+                memory_limit=_memory_bytes(args.memory_limit),
+                mip_gap=DEFAULT_MIP_GAP if args.mip_gap is None else args.mip_gap,
+                seed=args.seed,
+                options=_method_params(args.param),
+                warm_start=start,
+            )
     except UnknownMethod as error:
         raise InputError("command line", "--method/--solver/--formulation/--warm-start", str(error)) from None
     except MemoryLimitExceeded as error:

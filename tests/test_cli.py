@@ -148,3 +148,21 @@ def test_infeasible_instance_is_a_result_not_a_crash(run_cli, tmp_path):
     proc = run_cli("solve", str(path), "--json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["status"] == "infeasible"
+
+
+@pytest.mark.parametrize(("solver", "marker"), [("highs", "HiGHS"), ("cbc", "Cbc"), ("cpsat", "CP-SAT")])
+def test_log_shows_the_solvers_own_log_on_stderr_and_keeps_stdout_one_json_object(run_cli, tmp_path, solver, marker):
+    path = tmp_path / "kp.json"
+    path.write_text(json.dumps({"problem": "kp", "profits": [6, 5, 4], "weights": [4, 3, 2], "capacity": 5}))
+    quiet = run_cli("solve", str(path), "--solver", solver, "--json")
+    logged = run_cli("solve", str(path), "--solver", solver, "--json", "--log")
+    assert quiet.returncode == logged.returncode == 0
+    assert marker not in quiet.stderr and marker in logged.stderr
+    assert json.loads(logged.stdout)["objective"] == 9  # items 2 and 3: weight 5, profit 9
+
+
+def test_version(run_cli):
+    import odrp
+
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"odrp {odrp.__version__}"

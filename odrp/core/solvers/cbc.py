@@ -16,6 +16,7 @@ import logging
 import math
 import os
 import re
+import sys
 import tempfile
 import time
 from typing import Any
@@ -24,7 +25,7 @@ import pyomo.environ as pyo
 from pyomo.opt import SolverStatus, TerminationCondition
 
 from odrp.core.result import Status
-from odrp.core.solvers.run import SolverRun, model_sense
+from odrp.core.solvers.run import SolverRun, log_enabled, model_sense
 
 
 @functools.cache
@@ -56,6 +57,8 @@ def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, wa
         runtime = time.perf_counter() - start
         with open(logfile) as handle:
             log = handle.read()
+    if log_enabled():
+        sys.stderr.write(log)
     tc = results.solver.termination_condition
     sense = model_sense(model)
     # After a time limit without an incumbent CBC 2.10 still hands Pyomo a "solution" (the LP

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import sys
 import time
 from collections.abc import Iterable
 from fractions import Fraction
@@ -19,7 +20,7 @@ from fractions import Fraction
 import pyomo.environ as pyo
 
 from odrp.core.result import Status, relative_gap
-from odrp.core.solvers.run import SolverRun, model_sense
+from odrp.core.solvers.run import SolverRun, log_enabled, model_sense
 
 
 @functools.cache
@@ -173,6 +174,10 @@ def run_cpsat(
         solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
     for key, value in {**CPSAT_PARAMETERS, **(parameters or {})}.items():
         setattr(solver.parameters, key, value)
+    if log_enabled():
+        solver.parameters.log_search_progress = True
+        solver.parameters.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
     limited = time_limit is not None or "max_deterministic_time" in (parameters or {})
     callback = _StopAfter(max_solutions) if max_solutions is not None else None
     start = time.perf_counter()
@@ -181,7 +186,10 @@ def run_cpsat(
     has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     with_objective = model.HasObjective()
     objective = solver.ObjectiveValue() if has_solution and with_objective else None
-    bound = solver.BestObjectiveBound() if has_solution and with_objective else None
+    # the bound is proven whether or not a solution was found (a time limit before the first one)
+    searched = code in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN)
+    bound = solver.BestObjectiveBound() if searched and with_objective else None
+    bound = bound if bound is not None and math.isfinite(bound) and abs(bound) < 1e300 else None
     gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
     if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap is not None and gap <= gap_limit):
         status: Status = "optimal"  # proven, or within the gap limit asked for

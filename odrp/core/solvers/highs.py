@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import math
 import re
+import sys
 import time
 from typing import Any
 
 import pyomo.environ as pyo
 
 from odrp.core.result import Status
-from odrp.core.solvers.run import DEFAULT_MIP_GAP, SolverRun, c_stdout_silenced, model_sense
+from odrp.core.solvers.run import DEFAULT_MIP_GAP, SolverRun, c_stdout_silenced, log_enabled, model_sense
 
 
 @functools.cache
@@ -90,6 +91,7 @@ def solve(
     start = time.perf_counter()
     results = highs.solve(
         model,
+        tee=[sys.stderr] if log_enabled() else False,
         time_limit=time_limit,
         rel_gap=mip_gap,
         load_solutions=False,
@@ -143,7 +145,7 @@ def run_highspy(
     """
     import highspy
 
-    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("output_flag", log_enabled())
     highs.setOptionValue("mip_rel_gap", float(mip_gap))
     if time_limit is not None:
         highs.setOptionValue("time_limit", max(0.0, float(time_limit)))

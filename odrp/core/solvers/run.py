@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,16 +65,37 @@ def model_sense(model: pyo.ConcreteModel) -> str:
     return "max" if objective.sense == pyo.maximize else "min"
 
 
+_LOG: ContextVar[bool] = ContextVar("solver_log", default=False)
+
+
+def log_enabled() -> bool:
+    """True inside :func:`solver_log`: the backends show the solver's own log on stderr (``--log``)."""
+    return _LOG.get()
+
+
+@contextlib.contextmanager
+def solver_log(enabled: bool = True) -> Iterator[None]:
+    """Show (or hide) the solvers' own logs on stderr inside the ``with`` block."""
+    token = _LOG.set(enabled)
+    try:
+        yield
+    finally:
+        _LOG.reset(token)
+
+
 @contextlib.contextmanager
 def c_stdout_silenced():
-    """Send the C-level stdout to /dev/null: HiGHS prints some MIP messages there even when silent,
-    which would break ``odrp solve --json`` (one JSON object on stdout)."""
+    """Send the C-level stdout to /dev/null (to stderr inside :func:`solver_log`): HiGHS prints some MIP
+    messages there even when silent, which would break ``odrp solve --json`` (one JSON object on stdout)."""
     import sys
 
     sys.stdout.flush()
     saved = os.dup(1)
-    with open(os.devnull, "w") as devnull:
-        os.dup2(devnull.fileno(), 1)
+    if log_enabled():
+        os.dup2(2, 1)
+    else:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 1)
     try:
         yield
     finally:
