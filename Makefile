@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo debs test lint bench clean
+.PHONY: demo debs test docs lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,12 +26,18 @@ demo: $(STAMP)
 debs: $(STAMP)
 	$(BIN)/python -m benchmarks.demo
 
-# Style, the import layers (import-linter contracts in pyproject.toml), then every test.
+# Style, the import layers (import-linter contracts in pyproject.toml), the documentation (a broken link or
+# reference fails), then every test.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $$(mktemp -d)
 	$(BIN)/python -m pytest
+
+# The documentation site (mkdocs, Material theme, API reference by mkdocstrings) into site/.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.odrp_formulations
