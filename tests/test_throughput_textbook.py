@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from odrp.core.memory import ModelTooLarge, memory_budget
@@ -90,3 +92,20 @@ def test_default_equals_the_textbook_proven_optimum(seed):
     default = run_method(THROUGHPUT, inst, "exact", solver="cpsat", time_limit=60)
     assert plain.status == default.status == "optimal"
     assert default.objective == pytest.approx(plain.objective, rel=2e-6)
+
+
+def test_the_default_refuses_a_level_form_over_the_memory_budget():
+    from odrp.kinds.throughput.exact.solve import solve
+
+    inst = load(random_instance(seed=0, components=10, machines=10, shape="dag"))
+    with memory_budget(100_000), pytest.raises(ModelTooLarge, match="P\\(rho\\)"):
+        solve(inst, "cpsat", 5.0)
+
+
+def test_the_cli_refuses_the_textbook_model_over_the_budget_with_exit_2(run_cli, tmp_path):
+    # 40 x 60: L = 24,000 levels, so 1,464,001 variables and 4,368,060 nonzeros, about 3.1 GB by the estimate
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(random_instance(seed=0, components=40, machines=60, shape="linear")))
+    proc = run_cli("solve", str(path), "--formulation", "textbook", "--memory-limit", "1")
+    assert proc.returncode == 2
+    assert "1,464,001 variables" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

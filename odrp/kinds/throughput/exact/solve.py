@@ -71,6 +71,7 @@ from typing import Any
 
 from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start
+from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, SolverRun, solver_version
 from odrp.core.solvers.cpsat import version as cpsat_version
@@ -162,6 +163,8 @@ class _RateSearch:
         use_patterns = formulation == "patterns" or (
             formulation == "auto" and patterns.applies(inst, settings.pattern_limit)
         )
+        if not use_patterns:  # every P(rho) of the level form is at most the plain model's size
+            check_model(*textbook.model_size(inst, fixed_instances), "the fixed-rate model P(rho)")
         self.pool = [patterns.candidates(inst, c) for c in range(inst.n_components)] if use_patterns else None
         self.large = not use_patterns and inst.n_components * inst.n_machines > settings.config_up_to
         self.stats: dict[str, Any] = {"rounds": [], "solver": solver, "form": "patterns" if use_patterns else "levels"}
