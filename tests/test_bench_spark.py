@@ -5,8 +5,10 @@ One local[2] SparkContext serves every test here (``tests.bench_fixtures.spark``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +16,8 @@ import textwrap
 import time
 
 import pandas as pd
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from odrp.bench import dataset
@@ -44,10 +48,17 @@ studies:
     time_limit: 60
   - name: debs
     problem: odrp
-    instances: {ROOT}/instances/odrp/debs2015-020.json
+    instances: instances/odrp/debs2015-020.json
     exact: [highs]
     methods: [plugin_first_fit]
 """
+
+
+def copy_beside(grid, relative: str) -> None:
+    """Copy an instance file of the repository beside the grid file (instance globs stay under its folder)."""
+    target = grid.parent / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / relative, target)
 
 
 def test_failing_method_is_an_error_row_and_optima_match_brute_force(tmp_path):
@@ -55,6 +66,7 @@ def test_failing_method_is_an_error_row_and_optima_match_brute_force(tmp_path):
 
     grid = tmp_path / "grid.yaml"
     grid.write_text(GRID)
+    copy_beside(grid, "instances/odrp/debs2015-020.json")
     summary = bench(grid, tmp_path / "out", master="local[2]", progress=False)
     # per tiny instance: highs, cbc, 2 first-fit repeats, 1 failing run; DEBS: highs and first fit
     assert (summary.ran, summary.rows, summary.failed_tasks) == (3, 2 * 5 + 2, 0)
@@ -160,6 +172,9 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_dataset(tmp_path):
     pd.testing.assert_frame_equal(comparable(dataset.read(killed)), comparable(dataset.read(whole)))
     manifest = json.loads((killed / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["rows"] == 6 * 3 and len(manifest["runs"]) == 2
+    assert [run["status"] for run in manifest["runs"]] == ["interrupted", "complete"]  # the SIGKILL is recorded
+    for name, entry in manifest["files"].items():  # the kill's files and the resume's, each as written
+        assert entry["sha256"] == hashlib.sha256((killed / name).read_bytes()).hexdigest()
 
     again = bench(grid, killed, master="local[2]", resume=True, progress=False)
     assert (again.skipped, again.ran, again.errors) == (6, 0, summary.errors)  # errors stay visible
@@ -171,6 +186,37 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_dataset(tmp_path):
     changed = bench(grid, killed, resume=True, progress=False)
     assert (changed.skipped, changed.ran) == (6, 0)  # nothing is replaced by another plan
     assert changed.warnings[0].startswith("6 stored instances lack runs that the grid now plans")
+
+
+def test_resume_reruns_a_rewritten_file_and_report_then_agrees(tmp_path, run_cli):
+    """A file whose objectives were halved (valid Parquet, wrong bytes) is moved aside on --resume and
+    its instance solved again: the dataset is again the one Spark wrote, and report accepts it."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        studies:
+          - {name: two, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [7, 8]}
+        """
+        )
+    )
+    out = tmp_path / "out"
+    bench(grid, out, master="local[2]", progress=False)
+    original = comparable(dataset.read(out))
+    victim = dataset.files(out)[0]
+    table = pq.read_table(victim)
+    column = table.schema.get_field_index("objective")
+    pq.write_table(table.set_column(column, "objective", pc.divide(table.column("objective"), 2.0)), victim)
+    assert run_cli("report", str(out)).returncode == 2
+
+    summary = bench(grid, out, master="local[2]", resume=True, progress=False)
+    assert (summary.skipped, summary.ran) == (1, 1)
+    assert any(w.startswith(f"{victim}: expected SHA-256") and "moved to" in w for w in summary.warnings)
+    assert (out / "quarantine" / "rows" / "problem=odrp" / victim.name).exists()
+    pd.testing.assert_frame_equal(comparable(dataset.read(out)), original)
+    proc = run_cli("dataset", "verify", str(out))
+    assert proc.returncode == 0 and proc.stdout.startswith(f"{out}: 2 files, 2 rows"), proc.stderr
+    assert run_cli("report", str(out)).returncode == 0
 
 
 def test_a_crashed_task_gives_error_rows_and_the_study_goes_on(tmp_path):

@@ -107,10 +107,14 @@ def bench(
     retry_errors: bool = False,
     conf: Sequence[tuple[str, str]] = (),
     progress: bool = True,
+    allow_outside: bool = False,
 ) -> BenchSummary:
-    """Run every instance of the grid that ``out`` does not hold yet; see the module docstring."""
+    """Run every instance of the grid that ``out`` does not hold yet; see the module docstring.
+
+    ``allow_outside`` lets the grid's instance globs leave its folder (:func:`odrp.bench.grid.load_grid`).
+    """
     start = time.perf_counter()
-    grid = load_grid(grid_path)
+    grid = load_grid(grid_path, allow_outside=allow_outside)
     out = Path(out)
     if partitions is not None and partitions < 1:
         raise InputError("command line", "--partitions", f"a number >= 1, got {partitions}")
