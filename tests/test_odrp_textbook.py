@@ -6,10 +6,12 @@ import time
 
 import pytest
 
+from odrp.core.budget import Budget
 from odrp.core.exact import model_size
 from odrp.core.memory import ModelTooLarge, memory_budget
 from odrp.kinds.replication.exact import compact, paper, response, size
 from odrp.kinds.replication.exact.settings import OdrpSettings
+from odrp.kinds.replication.exact.timing import BuildClock, OutOfTime, solver_limit
 from odrp.kinds.replication.generators import random_instance
 from odrp.kinds.replication.instance import load
 from odrp.methods import run_method
@@ -124,3 +126,19 @@ def test_auto_on_cbc_returns_the_local_search_incumbent():
     assert result.metrics["method_stats"]["start_source"] == "local search"
     if result.bound is not None:
         assert result.bound >= result.objective - 1e-9
+
+
+def test_the_solver_gets_what_the_hand_over_leaves():
+    """10 s left, a 1 s build: HiGHS's hand-over is estimated at 2.5 s and its overrun at 0.2 s."""
+    budget = Budget(10.0, started=time.perf_counter())
+    assert solver_limit(budget, "highs", 1.0) == pytest.approx(10.0 - 2.5 - 0.2, abs=0.05)
+    assert solver_limit(budget, "cbc", 1.0) == pytest.approx(10.0 - 1.5 - 1.0, abs=0.05)
+    assert solver_limit(budget, "cbc", 6.0) == 0.0  # 10 - 9 - 1 < LEAST_SOLVE: do not start it
+    assert solver_limit(Budget(None), "highs", 1.0) is None
+
+
+def test_a_build_clock_past_its_deadline_stops_the_building():
+    clock = BuildClock(time.perf_counter() - 1.0, "the model")
+    with pytest.raises(OutOfTime, match="building the model"):
+        clock.stage()
+    BuildClock(None).stage()  # no deadline: never
