@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args, extra)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
+        if getattr(args, "json", False):  # a script reading stdout gets the error as one JSON object
+            print(json.dumps({"error": str(error), "file": error.source, "field": error.field or None}))
         return 2
 
 
@@ -142,7 +144,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
                 warm_start=start,
             )
     except UnknownMethod as error:
-        raise InputError("command line", "--method/--solver/--formulation/--warm-start", str(error)) from None
+        raise InputError("command line", error.flag, str(error)) from None
     except MemoryLimitExceeded as error:
         raise InputError("command line", "--memory-limit", str(error)) from None
     except MethodDied as error:
@@ -222,23 +224,31 @@ def _method_params(pairs: list[str]) -> dict[str, Any]:
 
 
 def _print_result(result: Any) -> None:
+    rows = {key: getattr(result, key) for key in ("status", "objective", "bound", "gap", "runtime_s", "verified")}
+    rows["solver"] = result.solver
+    rows.update((key, value) for key, value in result.metrics.items() if key != "method_stats")
+    if result.message:
+        rows["message"] = result.message
+    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows, result.solution)
+
+
+def _print_table(title: str, rows: dict[str, Any], solution: Any = None) -> None:
+    """The two-column table ``solve`` and ``evaluate`` print, then the solution JSON if there is one."""
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{result.problem} / {result.instance} / {result.method}", show_header=False)
-    for key in ("status", "objective", "bound", "gap", "runtime_s", "verified", "solver"):
-        value = getattr(result, key)
-        table.add_row(key, f"{value:.9g}" if isinstance(value, float) else str(value))
-    for key, value in result.metrics.items():
-        if key in ("method_stats",):
-            continue
+    table = Table(title=title, show_header=False)
+    for key, value in rows.items():
         table.add_row(key, _short(value))
-    if result.message:
-        table.add_row("message", result.message)
     console.print(table)
-    if result.solution is not None:
-        console.print_json(json.dumps(result.solution))
+    if solution is not None:
+        console.print_json(json.dumps(solution))
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 instance``, ``2 instances``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _short(value: Any) -> str:
@@ -267,8 +277,10 @@ def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
     if args.json:
         print(json.dumps(out, allow_nan=False))
     else:
-        for key, value in out.items():
-            print(f"{key:>10}: {_short(value)}")
+        rows = {key: out[key] for key in ("feasible", "objective")}
+        rows.update(out["metrics"])
+        rows["violations"] = "; ".join(out["violations"]) or "none"
+        _print_table(f"{out['problem']} / {out['instance']} / evaluation of {args.solution}", rows)
     return 0
 
 
@@ -443,12 +455,14 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             raise
         expected = f"a directory it can write, got {args.out!r} ({error.strerror})"
         raise InputError("command line", "--out", expected) from None
-    ran = f"{summary.ran} instances run" + (f", {summary.skipped} already in {args.out}" if summary.skipped else "")
+    ran = f"{_count(summary.ran, 'instance')} run" + (
+        f", {summary.skipped} already in {args.out}" if summary.skipped else ""
+    )
     print(f"odrp bench: {ran}; {summary.rows} rows in {summary.wall_s:.1f} s on {summary.master}")
     for warning in summary.warnings:
         print(f"warning: {warning}")
     if summary.errors:
-        print(f"{len(summary.errors)} error rows in the dataset (the message column has each one):")
+        print(f"{_count(len(summary.errors), 'error row')} in the dataset (the message column has each one):")
         for row in summary.errors[:20]:
             method = row["method"] + (f"/{row['solver']}" if row["solver"] else "")
             print(f"  {row['instance_id']} {method} repeat {row['repeat']}: {row['message']}")

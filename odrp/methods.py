@@ -28,7 +28,11 @@ from odrp.registry import KINDS, heuristics
 
 
 class UnknownMethod(ValueError):
-    pass
+    """A method, solver, formulation or warm start that does not apply; ``flag`` names the option at fault."""
+
+    def __init__(self, message: str, flag: str = "--method") -> None:
+        super().__init__(message)
+        self.flag = flag
 
 
 WARM_START_SHARE = 0.5
@@ -92,18 +96,22 @@ def run_method(
     if isinstance(instance, Mapping):  # instance JSON: validated and compiled first
         instance = kind.load(dict(instance), "<dict>")
     if warm_start is not None and method != "exact":
-        raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}")
+        raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}", "--warm-start")
     if warm_start is not None and not _takes_keyword(kind.exact, "warm_start"):
-        raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start")
+        raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start", "--warm-start")
     if method == "exact":
         solver = solver or kind.default_solver
         if solver not in kind.solvers:
-            raise UnknownMethod(f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}")
+            raise UnknownMethod(
+                f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
+            )
         call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
         if formulation is not None:
             if formulation not in kind.formulations:
                 expected = "|".join(kind.formulations) or "none"
-                raise UnknownMethod(f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}")
+                raise UnknownMethod(
+                    f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}", "--formulation"
+                )
             call["formulation"] = formulation
         if warm_start is not None:
             call["warm_start"] = warm_start
@@ -254,11 +262,13 @@ def warm_start_solution(
     if isinstance(source, dict):
         solution = source["solution"] if "solution" in source and "status" in source else source
         if not isinstance(solution, dict):
-            raise UnknownMethod("the warm-start Result has no solution")
+            raise UnknownMethod("the warm-start Result has no solution", "--warm-start")
         return solution, {"source": "solution"}
     result = run_method(kind, instance, str(source), seed=seed, time_limit=time_limit)
     if result.solution is None or result.status not in ("feasible", "optimal") or not result.verified:
-        raise UnknownMethod(f"warm-start method {source!r} found no verified solution ({result.message})")
+        raise UnknownMethod(
+            f"warm-start method {source!r} found no verified solution ({result.message})", "--warm-start"
+        )
     return result.solution, {"source": str(source), "runtime_s": result.runtime_s, "objective": result.objective}
 
 
@@ -292,7 +302,7 @@ def run_within_limits(
         left = time_limit
         if warm_start is not None:
             if method != "exact":
-                raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}")
+                raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}", "--warm-start")
             share = None if time_limit is None else WARM_START_SHARE * time_limit
             start, origin = warm_start_solution(kind, instance, warm_start, seed=seed, time_limit=share)
             left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))

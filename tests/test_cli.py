@@ -166,3 +166,33 @@ def test_version(run_cli):
 
     proc = run_cli("--version")
     assert proc.returncode == 0 and proc.stdout.strip() == f"odrp {odrp.__version__}"
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "named"),
+    [
+        ("--solver", "nope", "--solver"),
+        ("--formulation", "nope", "--formulation"),
+        ("--method", "nope", "--method"),
+        ("--time-limit", "-5", "--time-limit"),
+        ("--time-limit", "nan", "--time-limit"),
+        ("--mip-gap", "-1", "--mip-gap"),
+        ("--memory-limit", "inf", "--memory-limit"),
+    ],
+)
+def test_an_error_names_the_one_option_at_fault_and_json_gets_an_object(run_cli, tmp_path, flag, value, named):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(TINY))
+    proc = run_cli("solve", str(path), flag, value, "--json")
+    [line] = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and line.startswith(f"error: command line: {named}: ")
+    error = json.loads(proc.stdout)
+    assert error == {"error": line.removeprefix("error: "), "file": "command line", "field": named}
+
+
+def test_evaluate_prints_a_table_like_solve(run_cli, tmp_path):
+    path, solution = tmp_path / "tiny.json", tmp_path / "split.json"
+    path.write_text(json.dumps(TINY))
+    solution.write_text(json.dumps(SPLIT))
+    out = run_cli("evaluate", str(path), str(solution)).stdout
+    assert "│ feasible" in out and "│ objective" in out and "│ violations" in out
