@@ -8,9 +8,11 @@ also proves that the runner ships plugins. Objectives and statuses must equal th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,21 +30,22 @@ from tests.conftest import ROOT
 
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
+SECRET = "odrp-test-secret-5f1c"  # a test value; a real cluster gets a random one (docs/benchmarks.md)
 
-GRID = f"""
+GRID = """
 plugins: [tests.bench_plugins]
 studies:
   - name: tiny
     problem: odrp
     generator: random
-    params: {{operators: 4, nodes: 3, max_replicas: 2, slots: 4}}
+    params: {operators: 4, nodes: 3, max_replicas: 2, slots: 4}
     seeds: [1, 2]
     exact: [highs, cbc]
     methods: [plugin_first_fit, plugin_fails]
     repeats: 2
   - name: debs
     problem: odrp
-    instances: {ROOT}/instances/odrp/debs2015-040.json
+    instances: instances/odrp/debs2015-040.json
     exact: [highs]
 """
 
@@ -68,7 +71,22 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture
 def standalone_cluster(tmp_path):
-    """A master and a 2-core worker on 127.0.0.1; yields (master URL, master web UI port, work dir).
+    """A master and a 2-core worker on 127.0.0.1; yields (master URL, master web UI port, work dir)."""
+    with cluster(tmp_path) as (url, webui, work):
+        yield url, webui, work
+
+
+@pytest.fixture
+def authenticated_cluster(tmp_path):
+    """The same cluster with Spark authentication on: master and worker read ``spark.authenticate`` and
+    the secret from ``spark-defaults.conf`` (mode 600) in their ``SPARK_CONF_DIR``."""
+    with cluster(tmp_path, secret=SECRET) as (url, webui, work):
+        yield url, webui, work
+
+
+@contextlib.contextmanager
+def cluster(tmp_path: Path, secret: str | None = None):
+    """A master and a 2-core worker on 127.0.0.1, both stopped by their pid files however the test ends.
 
     It waits for the master to answer, not for the worker to register (about 7 s): a Spark
     application waits for executors by itself, and the test's own start-up overlaps with it.
@@ -90,6 +108,13 @@ def standalone_cluster(tmp_path):
         "PYSPARK_PYTHON": sys.executable,
         "SPARK_MASTER_OPTS": f"-Dspark.master.rest.port={rest}",
     }
+    if secret is not None:
+        conf = tmp_path / "conf"
+        conf.mkdir()
+        defaults = conf / "spark-defaults.conf"
+        defaults.touch(mode=0o600)
+        defaults.write_text(f"spark.authenticate true\nspark.authenticate.secret {secret}\n")
+        env["SPARK_CONF_DIR"] = str(conf)
     pid_files = {name: tmp_path / "pids" / f"spark-odrp-test-{name}-1.pid" for name in (MASTER, WORKER)}
     url = f"spark://127.0.0.1:{port}"
     commands = {
@@ -137,6 +162,8 @@ def test_standalone_cluster_gives_the_local_results(standalone_cluster, tmp_path
     url, webui, work = standalone_cluster
     grid = tmp_path / "grid.yaml"
     grid.write_text(GRID)
+    (tmp_path / "instances" / "odrp").mkdir(parents=True)  # instance globs stay under the grid's folder
+    shutil.copyfile(ROOT / "instances/odrp/debs2015-040.json", tmp_path / "instances/odrp/debs2015-040.json")
     on_cluster = tmp_path / "cluster"
     with open(tmp_path / "cluster.log", "w+") as log:
         proc = subprocess.Popen(
@@ -177,3 +204,65 @@ def test_standalone_cluster_gives_the_local_results(standalone_cluster, tmp_path
     manifest = json.loads((on_cluster / "manifest.json").read_text())
     assert manifest["runs"][-1]["master"] == url and manifest["status"] == "complete"
     assert manifest["runs"][-1]["python_workers"] >= 1
+
+
+AUTH_GRID = """
+plugins: [tests.bench_plugins]
+studies:
+  - name: tiny
+    problem: odrp
+    generator: random
+    params: {operators: 4, nodes: 3, max_replicas: 2, slots: 4}
+    seeds: [3]
+    exact: [highs]
+    methods: [plugin_first_fit]
+"""
+
+
+def test_authenticated_cluster_runs_with_its_secret_and_refuses_a_driver_without(authenticated_cluster, tmp_path):
+    from odrp.kinds.replication.generators import random_instance
+    from odrp.registry import KINDS
+    from tests.bruteforce import odrp_optimum
+
+    url, webui, _ = authenticated_cluster
+    logs = tmp_path / "logs"
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(AUTH_GRID)
+    command = [sys.executable, "-m", "odrp.cli", "bench", str(grid), "--master", url, "--no-progress"]
+    secret = ["--conf", "spark.authenticate=true", "--conf", f"spark.authenticate.secret={SECRET}"]
+    done = subprocess.run(
+        [*command, "--out", str(tmp_path / "with"), *secret], cwd=ROOT, capture_output=True, text=True, timeout=400
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert f"on {url}" in done.stdout
+    rows = dataset.read(tmp_path / "with").set_index("method")
+    odrp = KINDS["odrp"]
+    best, _ = odrp_optimum(odrp.load(random_instance(seed=3, operators=4, nodes=3, max_replicas=2, slots=4), "t"))
+    assert rows.loc["exact", "status"] == "optimal" and rows.loc["exact", "objective"] == pytest.approx(best, rel=1e-6)
+    assert rows.loc["plugin_first_fit", "verified"]  # the shipped plugin ran in the authenticated executor
+    assert [app["name"] for app in master_state(webui)["completedapps"]] == ["odrp bench"]
+    for daemon in (MASTER, WORKER):  # both daemons run with authentication on
+        log = next(logs.glob(f"*{daemon}*.out")).read_text()
+        assert "SecurityManager: authentication enabled" in log, daemon
+
+    # a driver without the secret never registers: the master rejects its unauthenticated messages
+    master_log = next(logs.glob(f"*{MASTER}*.out"))
+    proc = subprocess.Popen(
+        [*command, "--out", str(tmp_path / "without")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: its JVM ends with it
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while "Expected SaslMessage" not in master_log.read_text() and proc.poll() is None:
+            assert time.monotonic() < deadline, "the master did not reject the driver without a secret"
+            time.sleep(0.5)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert "Expected SaslMessage" in master_log.read_text()
+    assert dataset.files(tmp_path / "without") == []
+    assert [app["name"] for app in master_state(webui)["completedapps"]] == ["odrp bench"]  # no second app
