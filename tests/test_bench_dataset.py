@@ -248,3 +248,37 @@ def test_the_journal_records_a_write_before_the_manifest_does(tmp_path):
     (out / dataset.JOURNAL).write_text((out / dataset.JOURNAL).read_text() + '{"file": "rows/pro')  # torn
     assert dataset.journal(out) == {name: entry}
     assert os.listdir(out / "rows" / "problem=odrp") == ["a.parquet"]  # no temporary file left
+
+
+def test_report_and_verify_name_a_damaged_manifest_and_leave_it(stored, run_cli):
+    _, out = stored
+    (out / "manifest.json").write_text("[1, 2")
+    for command in (("report", str(out)), ("dataset", "verify", str(out))):
+        proc = run_cli(*command)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.startswith(f"error: {out / 'manifest.json'}: valid JSON (")
+        assert len(proc.stderr.splitlines()) == 1
+    assert (out / "manifest.json").read_text() == "[1, 2"  # readers never move or rewrite it
+
+
+def test_a_linked_instance_file_is_not_a_dataset_file(stored, tmp_path, run_cli):
+    _, out = stored
+    victim = dataset.files(out)[0]
+    copy = tmp_path / "copy.parquet"
+    copy.write_bytes(victim.read_bytes())  # the very bytes the manifest records, behind a link
+    victim.unlink()
+    victim.symlink_to(copy)
+    proc = run_cli("dataset", "verify", str(out))
+    assert proc.returncode == 2
+    assert proc.stderr == f"error: {victim}: a regular file, found a symbolic link or other\n"
+
+
+def test_records_without_error_counts_are_completed_from_checked_files(stored):
+    from odrp.bench.verify import check
+
+    _, out = stored
+    manifest = json.loads((out / "manifest.json").read_text())
+    for entry in manifest["files"].values():  # a manifest written before error counts were recorded
+        del entry["errors"]
+    result = check(out, manifest)
+    assert not result.findings and [e["errors"] for e in result.record.values()] == [0, 0, 0]
