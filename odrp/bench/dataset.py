@@ -3,8 +3,11 @@
 Layout of an output directory ``DIR``::
 
     DIR/manifest.json                          the grid, row counts, checksums, versions, runs
+    DIR/journal.jsonl                          checksums of the files written since the manifest
     DIR/rows/problem=<kind>/<instance_id>.parquet   every row of one instance (hive-partitioned)
     DIR/report/                                what ``odrp report DIR`` writes
+    DIR/quarantine/                            files that disagreed with the record (``--resume``)
+    DIR/.lock                                  held by the one process writing the dataset
 
 One row per instance x method x repeat (exact rows: one per solver). ``problem`` is the partition
 column (``pandas.read_parquet("DIR/rows")`` returns it); every file written from one grid has the
