@@ -153,7 +153,7 @@ def test_bad_input_through_the_cli(run_cli, tmp_path, case, mutate, field):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
     proc = run_cli("solve", str(path), "--json")
-    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.returncode == 2 and json.loads(proc.stdout)["file"] == str(path)  # --json: the error as an object
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and field in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr

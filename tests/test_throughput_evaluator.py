@@ -189,7 +189,7 @@ def test_bad_input_through_the_cli(run_cli, tmp_path, case, mutate, field):
     path.write_text(json.dumps(_broken(mutate)))
     for method in ("exact", "hetero_greedy"):
         proc = run_cli("solve", str(path), "--method", method, "--json")
-        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.returncode == 2 and json.loads(proc.stdout)["file"] == str(path)  # --json: an error object
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and str(path) in lines[0] and field in lines[0], proc.stderr
         assert "Traceback" not in proc.stderr

@@ -132,7 +132,7 @@ def test_an_infeasible_start_is_bad_input(run_cli, tmp_path):
     start = tmp_path / "start.json"
     start.write_text(json.dumps(crowded))
     proc = run_cli("solve", str(instance), "--warm-start", str(start), "--json")
-    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.returncode == 2 and json.loads(proc.stdout)["file"] == "warm start"
     assert proc.stderr.count("\n") == 1 and "warm start" in proc.stderr and "capacity" in proc.stderr
 
 

@@ -68,7 +68,7 @@ from odrp.registry import KINDS, heuristics, load_plugins
 
 
 class StudySpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = Field(min_length=1)
     problem: str
@@ -87,7 +87,7 @@ class StudySpec(BaseModel):
 
 
 class GridSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plugins: list[str] = []
     studies: list[StudySpec] = Field(min_length=1)

@@ -61,9 +61,10 @@ class Evaluation:
 
 
 class Strict(BaseModel):
-    """Base of every instance schema: a field the schema does not know is an error, never ignored."""
+    """Base of every instance schema: a field the schema does not know is an error, never ignored, and
+    every number is finite (NaN and the infinities are refused, also when a dict is given in Python)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def require_unique(ids: Iterable[str], source: str, section: str, key: str = "id") -> None:
