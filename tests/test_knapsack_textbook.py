@@ -17,7 +17,7 @@ from odrp.kinds.knapsack.mapping import family_of
 from odrp.methods import run_method
 from odrp.registry import KINDS
 from tests.knapsack_bruteforce import optimum as brute_force
-from tests.test_knapsack_kinds import QM3DKP, TINY, agrees_with_brute_force, load
+from tests.test_knapsack_kinds import QKP, QM3DKP, TINY, agrees_with_brute_force, load
 
 
 @pytest.mark.parametrize("kind", sorted(TINY))
@@ -178,3 +178,16 @@ def test_solver_time_keeps_a_margin_and_refuses_when_nothing_is_left():
     # CBC: one more second (5 - 1 - 0.25 - 1 - 0.01 = 2.74)
     assert _solver_time(5.0, 1.0, "cbc", {"constraints": 100}) == pytest.approx(2.74)
     assert _solver_time(None, 100.0, "highs", {}) is None
+
+
+def test_profit_bound_by_hand():
+    from odrp.kinds.knapsack.exact.bounds import profit_bound
+
+    # QKP: linear 1 + 2 + 5 = 8, pairs p01 = 4 and p12 = 3: 15 (the optimum, capacity 2, is 10)
+    assert profit_bound(family_of(load(QKP))) == 15
+    # GAP min: item 0 at best 2 (agent 0), item 1 at best 1 (agent 1): 3, the optimum here
+    gap = {"problem": "gap", "values": [[2, 9], [5, 1]], "weights": [[1, 1], [1, 1]], "capacities": [1, 1]}
+    assert profit_bound(family_of(load(gap))) == 3
+    # QM3DKP: two pairs of tasks (A#0, B#0), (A#1, B#0) worth 5 at best on one node, no linear profit
+    assert profit_bound(family_of(load(QM3DKP))) == 10
+    assert brute_force("qm3dkp", load(QM3DKP)) <= 10

@@ -10,7 +10,12 @@
   Added as the cut ``objective <= bound`` it replaces the LP's fractional bound by an integral one;
   on the Dell'Amico et al. instances it is often the optimum itself.
 
-Both skip a dynamic programme that would cost more than ``dp_limit`` (copies x capacity;
+- :func:`profit_bound`: every copy at its best knapsack and every pair profit earned at its best
+  level, penalties and negative terms left out (a maximisation; for a minimisation, where every copy
+  is placed, the mirror image). A weak bound, but one that needs no solver: the run reports it when
+  the solver ended without a bound of its own (CP-SAT stopped before any solution).
+
+The first two skip a dynamic programme that would cost more than ``dp_limit`` (copies x capacity;
 :attr:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings.dp_limit`).
 """
 
@@ -73,3 +78,18 @@ def surrogate_bound(f: Family, dp_limit: int = KnapsackSettings.dp_limit) -> flo
             else:
                 best[weight:] = np.maximum(best[weight:], best[:-weight] + profit)
     return float(best.max())
+
+
+def profit_bound(f: Family) -> float | None:
+    """A bound on the objective from the profits alone (module docstring); None where it does not hold
+    (a minimisation whose copies may stay out)."""
+    count = f.count.astype(float)
+    pair_counts = count[f.pair_a] * count[f.pair_b] if f.n_pairs else np.zeros(0)
+    if f.sense == "max":
+        best = f.profit.max(axis=1) if f.exactly_one else np.maximum(0.0, f.profit.max(axis=1))
+        pairs = np.maximum(0.0, np.maximum(f.pair_knapsack, f.pair_group)) if f.n_pairs else np.zeros(0)
+        return float(count @ best + pair_counts @ pairs)
+    if not f.exactly_one or f.soft:
+        return None
+    pairs = np.minimum(0.0, np.minimum(f.pair_knapsack, f.pair_group)) if f.n_pairs else np.zeros(0)
+    return float(count @ f.profit.min(axis=1) + pair_counts @ pairs)

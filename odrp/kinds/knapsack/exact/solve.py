@@ -154,6 +154,9 @@ def solve(
         _take_handed(family, run, handed, stats)
         if handed.counts is not None:
             counts = _better(family, run, counts, handed.counts, stats, "lagrangian")
+    if run.bound is None and run.status == "time_limit":
+        run.bound = bounds.profit_bound(family)
+        stats["bound_from"] = "profits alone"
     if counts is None:
         return ExactOutcome(run, None, stats)
     _rescore(run, family, counts, stats)
