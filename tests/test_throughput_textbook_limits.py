@@ -45,3 +45,16 @@ def test_no_worker_process_starts_without_a_level_search(monkeypatch):
     assert outcome.run.status == "optimal"
     assert not any("level_search" in r for r in outcome.stats["rounds"])
     assert started == []
+
+
+def test_a_small_models_building_time_sets_no_pace():
+    from odrp.kinds.throughput.exact.rounds import PACE_ITEMS, _build_estimate
+    from odrp.kinds.throughput.exact.settings import ThroughputSettings
+
+    settings = ThroughputSettings()
+    # a worker's first model: 20 items in 0.7 s (the CP-SAT import included); a leaf of 300 items follows
+    stats = {"rounds": [{"items": 20, "model_s": 0.7}]}
+    assert _build_estimate(stats, 300, settings) == pytest.approx(300 * settings.item_seconds)
+    # a model of PACE_ITEMS items or more sets the pace: 2,000 items in 0.2 s, so 300 items in 0.03 s
+    stats["rounds"].append({"items": 2 * PACE_ITEMS, "model_s": 0.2})
+    assert _build_estimate(stats, 300, settings) == pytest.approx(300 * 0.2 / (2 * PACE_ITEMS))
