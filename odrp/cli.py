@@ -422,6 +422,9 @@ def _add_bench(sub: Any) -> None:
     p.add_argument("--retry-errors", action="store_true", help="with --resume: rerun instances with error rows")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark property")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
+    )
     p.set_defaults(handler=_bench)
 
 
@@ -445,6 +448,7 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             retry_errors=args.retry_errors,
             conf=conf,
             progress=not args.no_progress,
+            allow_outside=args.allow_outside,
         )
     except KeyboardInterrupt:
         print(f"interrupted: finished instances are in {args.out}; rerun with --resume", file=sys.stderr)

@@ -270,11 +270,11 @@ def test_plugins_are_found_beside_the_grid_and_imported_only_after_the_grid_vali
 
 
 @pytest.mark.parametrize("pattern", ["/**/*.json", "../elsewhere/*.json"])
-def test_instance_globs_stay_under_the_grids_folder(tmp_path, pattern):
+def test_instance_globs_stay_under_the_grids_folder_or_the_working_directory(tmp_path, pattern):
     grid = tmp_path / "grids" / "grid.yaml"
     grid.parent.mkdir()
     grid.write_text(f"studies: [{{name: a, problem: odrp, instances: '{pattern}'}}]")
-    with pytest.raises(InputError, match=r"studies\[0\]\.instances: a glob relative to the grid's folder"):
+    with pytest.raises(InputError, match=r"studies\[0\]\.instances: a glob under the grid's folder or the working"):
         load_grid(grid)
 
 
@@ -287,6 +287,6 @@ def test_a_symlink_out_of_the_grids_folder_needs_allow_outside(tmp_path):
     (folder / "instances" / "tiny.json").symlink_to(outside / "tiny.json")
     grid = folder / "grid.yaml"
     grid.write_text("studies: [{name: a, problem: odrp, instances: 'instances/*.json'}]")
-    with pytest.raises(InputError, match="links outside it"):
+    with pytest.raises(InputError, match=r"tiny\.json is not"):
         load_grid(grid)
     assert len(load_grid(grid, allow_outside=True).tasks) == 1

@@ -38,7 +38,8 @@ heuristics first); the study must then run an exact solver and at least one heur
 Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and the field
 (``studies[1].params.rates``), which the CLI prints as one line with exit code 2. The whole grid is
 checked before Spark starts (:func:`load_grid`): each generator runs once per combination of its
-parameters, instance globs stay under the grid's folder (``--allow-outside`` lifts that), and plugins,
+parameters, instance globs stay under the grid's folder or the working directory (``--allow-outside``
+lifts that), and plugins,
 found beside the grid file first, are imported only once the rest of the grid is valid.
 """
 
@@ -473,27 +474,49 @@ def _seeds(seeds: Any, where: str, source: str) -> list[int]:
 
 
 def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool) -> list[Path]:
-    """The files a study's ``instances`` glob matches, under the grid's folder unless ``allow_outside``."""
+    """The files a study's ``instances`` glob matches (relative to the grid's folder).
+
+    Unless ``allow_outside``, the glob's fixed part (the folders before its first wildcard) and every
+    file it matches, links resolved, must lie under the grid's folder or the working directory: a
+    pattern such as ``/**/*.json`` is refused before it scans anything.
+    """
     field_name = f"{where}.instances"
+    full = Path(pattern if os.path.isabs(pattern) else base / pattern)
+    roots = (base, Path.cwd().resolve())
     if not allow_outside:
+        fixed = Path(*[part for part in _until_wildcard(full.parts)])
         require(
-            not os.path.isabs(pattern) and ".." not in Path(pattern).parts,
+            _under(fixed, roots),
             source,
             field_name,
-            f"a glob relative to the grid's folder, without '..' (or --allow-outside), got {pattern!r}",
+            f"a glob under the grid's folder or the working directory (or --allow-outside), got {pattern!r}",
         )
-    full = pattern if os.path.isabs(pattern) else str(base / pattern)
-    files = sorted(Path(p) for p in glob.glob(full, recursive=True) if Path(p).is_file())
+    files = sorted(Path(p) for p in glob.glob(str(full), recursive=True) if Path(p).is_file())
     if not allow_outside:
-        outside = next((f for f in files if not f.resolve().is_relative_to(base)), None)
+        outside = next((f for f in files if not _under(f, roots)), None)
         require(
             outside is None,
             source,
             field_name,
-            f"files under the grid's folder (or --allow-outside); {outside} links outside it",
+            f"files under the grid's folder or the working directory (or --allow-outside); {outside} is not",
         )
     require(bool(files), source, field_name, f"a glob that matches instance files, got {pattern!r}")
     return files
+
+
+def _until_wildcard(parts: tuple[str, ...]) -> list[str]:
+    fixed = []
+    for part in parts:
+        if any(c in part for c in "*?["):
+            break
+        fixed.append(part)
+    return fixed
+
+
+def _under(path: Path, roots: tuple[Path, ...]) -> bool:
+    """True when ``path``, links and ``..`` resolved, lies in one of ``roots``."""
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(root) for root in roots)
 
 
 def _file_instance(file: Path, kind: ProblemKind, base: Path, source: str) -> dict[str, Any]:
