@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from odrp.core.errors import InputError
 from odrp.core.result import Sense
@@ -60,11 +60,38 @@ class Evaluation:
     violations: list[str] = field(default_factory=list)
 
 
+MAX_MAGNITUDE = 1e9
+"""The largest magnitude of any number in an instance. The toolkit's own instances stay below 4e5;
+beyond 1e9, sums and products of the data lose the precision the solvers' tolerances assume."""
+
+
 class Strict(BaseModel):
-    """Base of every instance schema: a field the schema does not know is an error, never ignored, and
-    every number is finite (NaN and the infinities are refused, also when a dict is given in Python)."""
+    """Base of every instance schema: a field the schema does not know is an error, never ignored;
+    every number is finite (NaN and the infinities are refused, also when a dict is given in Python)
+    and of magnitude at most :data:`MAX_MAGNITUDE`."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _bounded(cls, value: Any) -> Any:
+        where = _too_large(value, "")
+        if where is not None:
+            raise ValueError(f"numbers of magnitude at most {MAX_MAGNITUDE:g}, got {where}")
+        return value
+
+
+def _too_large(value: Any, at: str) -> str | None:
+    """Where in ``value`` (a number, or lists and dicts of them) a number exceeds :data:`MAX_MAGNITUDE`."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return None if abs(value) <= MAX_MAGNITUDE else f"{value:.3g}{' at ' + at if at else ''}"
+    if isinstance(value, list | tuple):
+        return next((w for k, v in enumerate(value) if (w := _too_large(v, f"{at}[{k}]")) is not None), None)
+    if isinstance(value, dict):
+        return next((w for k, v in value.items() if (w := _too_large(v, f"{at}.{k}")) is not None), None)
+    return None
 
 
 def require_unique(ids: Iterable[str], source: str, section: str, key: str = "id") -> None:
@@ -129,7 +156,9 @@ def validate(spec: type[Spec], data: Any, source: str) -> Spec:
     except ValidationError as error:
         first = error.errors()[0]
         message = first["msg"]
-        if first["type"] not in ("missing", "extra_forbidden"):
+        if first["type"] == "value_error":  # a validator's own message says what it got
+            message = str(first.get("ctx", {}).get("error", message))
+        elif first["type"] not in ("missing", "extra_forbidden"):
             given = repr(first.get("input"))
             message += f" (got {given if len(given) <= 60 else given[:59] + '…'})"
         raise InputError(source, field_path(tuple(first["loc"])), message) from None
