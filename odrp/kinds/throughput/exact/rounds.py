@@ -233,13 +233,16 @@ def solve_matrix(
     model: MatrixModel, solver: str, left: float | None, settings: ThroughputSettings
 ) -> tuple[SolverRun, list[float] | None]:
     """One P(rho) in matrix form with HiGHS (highspy, tight feasibility tolerances) or CBC (Pyomo): the run and
-    the column values of its solution, if any. A time-limited model with more than ``settings.child_nonzeros``
-    nonzeros is solved in a child process stopped at the deadline (:mod:`.solver_child`); CBC, which takes at
+    the column values of its solution, if any. A time-limited model is solved in a child process stopped at the
+    deadline (:mod:`.solver_child`) when it has more than ``settings.child_nonzeros`` nonzeros, or more than
+    ``settings.child_below_nonzeros`` with less than ``settings.child_below`` seconds left. CBC, which takes at
     least a second once started, is not started with less than ``settings.cbc_least`` seconds left."""
     gap, solutions = settings.subproblem_gap, settings.subproblem_solutions
     if solver == "cbc" and left is not None and left < settings.cbc_least:
         message = "time limit reached (too little time left to start CBC)"
         return SolverRun(solver_version("cbc"), "time_limit", None, None, None, 0.0, message), None
-    if left is not None and model.size()["nonzeros"] > settings.child_nonzeros:
+    nonzeros = model.size()["nonzeros"]
+    near = left is not None and left < settings.child_below and nonzeros > settings.child_below_nonzeros
+    if left is not None and (near or nonzeros > settings.child_nonzeros):
         return solver_child.solve(model, left, gap, solutions, settings.child_grace, solver)
     return solver_child.solve_here(model, solver, left, gap, solutions)

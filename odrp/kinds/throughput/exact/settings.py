@@ -188,6 +188,9 @@ class ThroughputSettings:
     """First step (relative) of the refinement below the coarse bound."""
     fine_precision: float = field(default=1e-4, metadata={"gt": 0})
     """The refinement stops when its step is below this (relative)."""
+    start_box: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    """Share of the time limit the starts may take (past it, the rounded fluid starts not yet begun are skipped and
+    block ascent stops): 1.7-4.7 s at 20 x 30 depending on the load, under a second up to 10 x 10."""
     packing_box: float = field(default=0.5, metadata={"ge": 0, "le": 1})
     """Share of the time left the packing search may take (at 20 x 30 it takes 5-7 s of a minute; under a limit of a
     few seconds it stops with the best placement found so far)."""
@@ -225,6 +228,11 @@ class ThroughputSettings:
     child_nonzeros: int = field(default=100_000, metadata={"ge": 0})
     """A time-limited HiGHS or CBC P(rho) with more nonzeros runs in a child process stopped at the deadline
     (:mod:`.solver_child`: HiGHS's presolve does not watch the clock, nor does Pyomo writing a model for CBC)."""
+    child_below: float = field(default=10.0, metadata={"ge": 0})
+    """... and so does one with less time left than this (seconds): HiGHS's presolve took 2.3 s of a 10 x 10 plain
+    P(rho) (32,000 nonzeros) on a 1 s limit; with more time left it ends before the deadline."""
+    child_below_nonzeros: int = field(default=5000, metadata={"ge": 0})
+    """... if it has more nonzeros than this (a level search's leaves, a few hundred, stay in this process)."""
     child_grace: float = field(default=0.25, metadata={"ge": 0})
     """Seconds past the deadline that child may take to answer before it is killed."""
     cbc_least: float = field(default=1.0, metadata={"ge": 0})

@@ -212,7 +212,9 @@ class _RateSearch:
         incumbent: Counts | None = None
         if settings.search_start and self.fixed is None:
             with self._stage("start"):
-                incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(inst, settings, deadline)
+                incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(
+                    inst, settings, self._share(settings.start_box)
+                )
                 if incumbent is not None and large:
                     box = self._share(settings.packing_box)
                     incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)

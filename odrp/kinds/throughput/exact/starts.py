@@ -63,7 +63,7 @@ def packing_start(
     found = packing.search(inst, rate(inst, incumbent), upper, settings.packing, deadline)
     if found is None:
         return incumbent, None
-    found = polish.reinsert(inst, found)
+    found = polish.reinsert(inst, found, deadline=deadline)
     found_rate = rate(inst, found)
     return (found, found_rate) if found_rate > rate(inst, incumbent) else (incumbent, found_rate)
 
@@ -86,7 +86,7 @@ def improved(
         inst, incumbent, deadline, settings.improve_seed, starts, patience=patience, settings=settings.descent
     )
     stats["count_descent"]["rate"] = rate(inst, descended)
-    ascended = polish.reinsert(inst, descended)
+    ascended = polish.reinsert(inst, descended, deadline=deadline)
     before, after = rate(inst, incumbent), rate(inst, ascended)
     stats["improve"] = {"start": before, "rate": after}
     return (ascended, after) if after > before else (incumbent, before)

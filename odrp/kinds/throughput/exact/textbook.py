@@ -22,7 +22,7 @@ and CBC the same matrix.
 **Bisection.**
 
 1. P(0): infeasible means no placement fits the overheads (the instance is infeasible); else its placement
-   x_0 gives lo = R(x_0) (or the warm start given, if better).
+   x_0 gives lo = R(x_0) (with a warm start, its rate instead, and no P(0)).
 2. hi = sum_w cap_w / sum_c min_w e_cw l_c: a placement that sustains R has, summed over the machines,
    R sum_c sum_w e_cw l_c x_cw / N_c <= sum_w cap_w, and sum_w e_cw l_c x_cw / N_c >= min_w e_cw l_c (a
    convex combination). When that denominator is 0, hi is found by doubling rho from lo until P(rho) is
