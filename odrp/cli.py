@@ -425,6 +425,7 @@ def _add_bench(sub: Any) -> None:
     p.add_argument(
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
+    p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
     p.set_defaults(handler=_bench)
 
 
@@ -449,6 +450,7 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             conf=conf,
             progress=not args.no_progress,
             allow_outside=args.allow_outside,
+            verbose=args.verbose,
         )
     except KeyboardInterrupt:
         print(f"interrupted: finished instances are in {args.out}; rerun with --resume", file=sys.stderr)

@@ -314,3 +314,13 @@ def test_the_outcome_accumulator_collects_in_a_task_and_hands_over_on_the_driver
     assert param.addInPlace(on_driver, [{"instance_id": "a"}, {"instance_id": "b"}]) is on_driver  # keeps nothing
     assert [on_driver.get_nowait()["instance_id"] for _ in range(2)] == ["a", "b"]
     assert on_driver.empty()
+
+
+def test_bench_prints_no_jvm_warnings_by_default(run_cli, tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text("studies: [{name: a, problem: odrp, generator: random, params: {operators: 3, nodes: 2}}]")
+    proc = run_cli("bench", str(grid), "--out", str(tmp_path / "out"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no JVM or Spark line at all
+    loud = run_cli("bench", str(grid), "--out", str(tmp_path / "loud"), "--no-progress", "--verbose")
+    assert "WARNING: Using incubator modules" in loud.stderr or "log4j" in loud.stderr  # what --verbose keeps

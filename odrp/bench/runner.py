@@ -32,6 +32,7 @@ import queue
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
@@ -108,10 +109,12 @@ def bench(
     conf: Sequence[tuple[str, str]] = (),
     progress: bool = True,
     allow_outside: bool = False,
+    verbose: bool = False,
 ) -> BenchSummary:
     """Run every instance of the grid that ``out`` does not hold yet; see the module docstring.
 
-    ``allow_outside`` lets the grid's instance globs leave its folder (:func:`odrp.bench.grid.load_grid`).
+    ``allow_outside`` lets the grid's instance globs leave its folder (:func:`odrp.bench.grid.load_grid`);
+    ``verbose`` keeps Spark's and the JVM's own logging (:func:`spark_context`).
     """
     start = time.perf_counter()
     grid = load_grid(grid_path, allow_outside=allow_outside)
@@ -121,7 +124,9 @@ def bench(
     if retry_errors and not resume:
         raise InputError("command line", "--retry-errors", "only with --resume")
     with dataset.writer_lock(out):
-        return _bench_locked(grid, grid_path, out, master, partitions, resume, retry_errors, conf, progress, start)
+        return _bench_locked(
+            grid, grid_path, out, master, partitions, resume, retry_errors, conf, progress, start, verbose
+        )
 
 
 def _bench_locked(
@@ -135,6 +140,7 @@ def _bench_locked(
     conf: Sequence[tuple[str, str]],
     progress: bool,
     start: float,
+    verbose: bool = False,
 ) -> BenchSummary:
     """:func:`bench` once it holds the dataset's lock (see the module docstring)."""
     present = dataset.files(out)
@@ -166,7 +172,14 @@ def _bench_locked(
     table_schema = dataset.schema(dataset.param_types(t.params for t in grid.tasks))
     try:
         if todo:
-            with spark_context(master, conf) as (sc, startup_s):
+            if progress:
+                print(
+                    f"odrp bench: starting Spark on {master or _active_master() or DEFAULT_MASTER} "
+                    f"for {len(todo)} instance{'' if len(todo) == 1 else 's'}...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            with spark_context(master, conf, verbose) as (sc, startup_s):
                 summary.startup_s = startup_s
                 summary.master = sc.master
                 summary.parallelism = sc.defaultParallelism
@@ -408,8 +421,14 @@ def _active_master() -> str | None:
 
 
 @contextlib.contextmanager
-def spark_context(master: str | None = None, conf: Sequence[tuple[str, str]] = ()) -> Iterator[tuple[Any, float]]:
-    """A SparkContext and its start-up seconds; an active one in this process is reused, not stopped."""
+def spark_context(
+    master: str | None = None, conf: Sequence[tuple[str, str]] = (), verbose: bool = False
+) -> Iterator[tuple[Any, float]]:
+    """A SparkContext and its start-up seconds; an active one in this process is reused, not stopped.
+
+    Unless ``verbose``, the JVM logs errors only (the package's ``log4j2.properties``) and its
+    start-up notices are dropped from its stderr (:func:`_quiet_stderr`).
+    """
     from pyspark import SparkConf, SparkContext
 
     active = SparkContext._active_spark_context
@@ -425,15 +444,60 @@ def spark_context(master: str | None = None, conf: Sequence[tuple[str, str]] = (
     if master.startswith("local") or "127.0.0.1" in master or "localhost" in master:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     spark_conf = SparkConf().setMaster(master).setAppName("odrp bench")
-    for key, value in [*SPARK_DEFAULTS.items(), *conf]:
+    defaults = dict(SPARK_DEFAULTS)
+    if not verbose:
+        for key in ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions"):
+            defaults[key] = f"{defaults[key]} -Dlog4j.configurationFile=file:{LOG4J2}"
+    for key, value in [*defaults.items(), *conf]:
         spark_conf.set(key, value)
     start = time.perf_counter()
-    sc = SparkContext(conf=spark_conf)
-    sc.setLogLevel("ERROR")
+    with contextlib.nullcontext() if verbose else _quiet_stderr():
+        sc = SparkContext(conf=spark_conf)
+    sc.setLogLevel("WARN" if verbose else "ERROR")
     try:
         yield sc, time.perf_counter() - start
     finally:
         sc.stop()
+
+
+LOG4J2 = Path(__file__).with_name("log4j2.properties")
+"""The JVM's logging while a grid runs, unless ``--verbose``."""
+
+JVM_NOISE = (
+    "WARNING: Using incubator modules",
+    "Setting default log level to",
+    "To adjust logging level use sc.setLogLevel",
+)
+"""Lines the JVM prints on its stderr at every start that say nothing about the run (the last two
+are Spark's notice to an interactive shell, which a Python driver is taken for)."""
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Start the JVM with a pipe for its stderr; a thread forwards every line but :data:`JVM_NOISE`.
+
+    The JVM keeps the pipe for its life (and its Python workers inherit it), so their errors still
+    reach the terminal; only this process's own stderr is restored when the block ends.
+    """
+    read_end, write_end = os.pipe()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    threading.Thread(target=_forward, args=(read_end, os.dup(saved)), daemon=True).start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _forward(read_end: int, target: int) -> None:
+    with os.fdopen(read_end, "rb") as lines, os.fdopen(target, "wb", buffering=0) as out:
+        for line in lines:
+            if not line.decode(errors="replace").startswith(JVM_NOISE):
+                out.write(line)
 
 
 _shipped: dict[str, set[str]] = {}
