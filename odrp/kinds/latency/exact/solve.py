@@ -2,9 +2,9 @@
 
 ``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
 is. ``auto``, the default, solves that MILP too when it is small (at most ``textbook_nonzeros``
-nonzeros by its closed-form size, unless the setting ``classes`` names a method); otherwise it
-answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when the setting
-``classes`` asks for it, or, left at None, when the latency term is a tie-break
+nonzeros by its closed-form size, unless the setting ``classes`` names a method or a warm start is
+given); otherwise it answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when
+the setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
 (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm start is given; when a
 partition has too many labellings for that method it falls back to the one MILP. The one MILP is
 :func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
@@ -58,7 +58,9 @@ def solve(
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
     settings = settings or LatencySettings()
     textbook_size = textbook.size(inst)
-    small = settings.classes is None and textbook_size[2] <= settings.textbook_nonzeros  # auto's own choice
+    # auto's own choice; a warm start goes to the one MILP, whose MIP start CBC 2.10 accepts where its
+    # preprocessing rejects the textbook model's (coin-or/Cbc#282)
+    small = settings.classes is None and warm_start is None and textbook_size[2] <= settings.textbook_nonzeros
     if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook latency MILP")
         outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)

@@ -11,7 +11,8 @@ Tunables are the fields of :class:`~odrp.kinds.replication.exact.settings.OdrpSe
   prunes node choices that cannot beat it (:mod:`.reduction`). Both steps keep every optimal
   placement, so the optimum is the same.
 - ``auto`` (the default): the textbook model when it is small (at most ``textbook_nonzeros``
-  nonzeros, by its closed-form size), where it is solved before the compact models' start has run;
+  nonzeros, by its closed-form size) and no warm start is given, where it is solved before the
+  compact models' start has run;
   else ``compact``, and on the full compact model (cost or network weighted) the local search
   ``odrp_local_search`` first, on ``start_share`` of the time limit: its placement is
   the solver's MIP start and the incumbent that the run returns if the solver finds none better (CBC
@@ -89,7 +90,9 @@ def solve(
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
     textbook_size = size.paper_size(inst)
-    if formulation == "textbook" or (formulation == "auto" and textbook_size[2] <= settings.textbook_nonzeros):
+    # auto's own choice; a warm start keeps its uses in the compact models (MIP start, response-time ceiling)
+    small = formulation == "auto" and given is None and textbook_size[2] <= settings.textbook_nonzeros
+    if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook ODRP model (the paper's ILP)")
         outcome = _solve_model(inst, "textbook", solver, budget, mip_gap, given, given, settings)
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
