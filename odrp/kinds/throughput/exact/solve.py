@@ -52,7 +52,10 @@ one binary per Pareto-minimal placement pattern of a component; used by ``auto``
 has at most ``pattern_limit`` candidate patterns, i.e. few machines, as at the paper's size) and the
 *level* form (:mod:`.rate_model`: binaries for N_c, integer counts per level; any size). Identical
 machines (same type, capacity and task limit) are ordered by load in both forms, which removes their
-permutations. One round is :func:`.rounds.solve_round`.
+permutations. One round is :func:`.rounds.solve_round`. ``textbook`` is not this search but the model a
+practitioner would write, bisection on R over the plain P(rho) (:mod:`.textbook`); measured side by side
+(``benchmarks/throughput_textbook.py``), this search proved more instances, faster, at every size, so ``auto``
+never hands over to it.
 
 Solvers: ``cpsat`` (OR-Tools CP-SAT with coefficients rounded down, so that "infeasible" stays a proof;
 the default, measured fastest at paper size), ``highs`` (highspy directly: the models are rebuilt for
