@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import logging
 import math
 import os
 import sys
@@ -125,6 +126,8 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
 
     _check_numbers(args)
     kind, instance = load_instance(args.file)
+    if not args.log:  # Pyomo logs a failing rule before raising; the error line says it once
+        logging.getLogger("pyomo").setLevel(logging.CRITICAL)
     start: Any = args.warm_start
     if start is not None and start not in heuristics():
         start = read_solution(start)
@@ -147,8 +150,11 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         raise InputError("command line", error.flag, str(error)) from None
     except MemoryLimitExceeded as error:
         raise InputError("command line", "--memory-limit", str(error)) from None
-    except MethodDied as error:
-        print(f"error: {args.method}: {error}", file=sys.stderr)
+    except (MethodDied, Exception) as error:  # a method that fails is one line (exit 1), never a traceback
+        text = " ".join(f"{args.method}: {type(error).__name__}: {error}".split())
+        print(f"error: {text[:990]}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"error": text, "file": args.file, "field": None}))
         return 1
     if args.save and result.solution is not None:
         _write(args.save, json.dumps(result.solution, indent=1) + "\n", "--save")
@@ -420,6 +426,18 @@ def _add_bench(sub: Any) -> None:
     p.add_argument("--partitions", type=int, default=None, metavar="N", help="default: one per instance")
     p.add_argument("--resume", action="store_true", help="continue DIR: skip the instances it holds")
     p.add_argument("--retry-errors", action="store_true", help="with --resume: rerun instances with error rows")
+    p.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="INSTANCE_ID",
+        help="with --resume: move this instance aside (DIR/quarantine/) and run it again if the grid plans it",
+    )
+    p.add_argument(
+        "--prune-errors",
+        action="store_true",
+        help="with --resume: move aside every instance with error rows that the grid no longer plans",
+    )
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark property")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
@@ -451,6 +469,8 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             progress=not args.no_progress,
             allow_outside=args.allow_outside,
             verbose=args.verbose,
+            replace=args.replace,
+            prune_errors=args.prune_errors,
         )
     except KeyboardInterrupt:
         print(f"interrupted: finished instances are in {args.out}; rerun with --resume", file=sys.stderr)

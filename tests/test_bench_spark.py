@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from odrp.bench import dataset
+from odrp.bench import dataset, verify
 from odrp.bench.grid import instance_sha256
 from odrp.bench.runner import bench
 from odrp.core.errors import InputError
@@ -324,3 +324,40 @@ def test_bench_prints_no_jvm_warnings_by_default(run_cli, tmp_path):
     assert proc.stderr == ""  # no JVM or Spark line at all
     loud = run_cli("bench", str(grid), "--out", str(tmp_path / "loud"), "--no-progress", "--verbose")
     assert "WARNING: Using incubator modules" in loud.stderr or "log4j" in loud.stderr  # what --verbose keeps
+
+
+def test_prune_errors_and_replace_move_instances_aside_on_resume(tmp_path):
+    """A study fixed after a mistake leaves its failed instances behind; --prune-errors moves them aside."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        textwrap.dedent(
+            """
+        plugins: [tests.bench_plugins]
+        studies:
+          - {name: typo, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [1],
+             methods: [plugin_fails]}
+          - {name: kept, problem: odrp, generator: random, params: {operators: 3, nodes: 2}, seeds: [2]}
+        """
+        )
+    )
+    out = tmp_path / "out"
+    bench(grid, out, master="local[2]", progress=False)
+    before = dataset.read(out)
+    failed = before.loc[before["status"] == "error", "instance_id"].iloc[0]
+    kept = before.loc[before["seed"] == 2, "instance_id"].iloc[0]
+    fixed = grid.read_text().replace("seeds: [1]", "seeds: [5]").replace("[plugin_fails]", "[plugin_first_fit]")
+    grid.write_text(fixed)  # the failed instance (seed 1) is no longer planned
+    with pytest.raises(InputError, match="--replace: an instance id the dataset holds"):
+        bench(grid, out, master="local[2]", resume=True, replace=["nope"], progress=False)
+    with pytest.raises(InputError, match="--prune-errors: only with --resume"):
+        bench(grid, tmp_path / "other", master="local[2]", prune_errors=True, progress=False)
+    pruned = bench(grid, out, master="local[2]", resume=True, prune_errors=True, progress=False)
+    assert any(w.startswith(f"{failed}: moved to ") for w in pruned.warnings)
+    after = dataset.read(out)
+    assert failed not in set(after["instance_id"]) and not (after["status"] == "error").any()
+    assert (out / "quarantine").is_dir() and not verify.verify(out).findings
+    replaced = bench(grid, out, master="local[2]", resume=True, replace=[kept], progress=False)
+    assert replaced.ran == 1 and any(
+        w.startswith(f"{kept}: moved to ") and "runs again" in w for w in replaced.warnings
+    )
+    assert len(dataset.read(out)) == len(after)

@@ -110,22 +110,41 @@ def bench(
     progress: bool = True,
     allow_outside: bool = False,
     verbose: bool = False,
+    replace: Sequence[str] = (),
+    prune_errors: bool = False,
 ) -> BenchSummary:
     """Run every instance of the grid that ``out`` does not hold yet; see the module docstring.
 
     ``allow_outside`` lets the grid's instance globs leave its folder (:func:`odrp.bench.grid.load_grid`);
-    ``verbose`` keeps Spark's and the JVM's own logging (:func:`spark_context`).
+    ``verbose`` keeps Spark's and the JVM's own logging (:func:`spark_context`). With ``resume``,
+    ``replace`` (instance ids) and ``prune_errors`` move instances aside first (:func:`_set_aside`).
     """
     start = time.perf_counter()
     grid = load_grid(grid_path, allow_outside=allow_outside)
     out = Path(out)
     if partitions is not None and partitions < 1:
         raise InputError("command line", "--partitions", f"a number >= 1, got {partitions}")
-    if retry_errors and not resume:
-        raise InputError("command line", "--retry-errors", "only with --resume")
+    for flag, given in (
+        ("--retry-errors", retry_errors),
+        ("--replace", bool(replace)),
+        ("--prune-errors", prune_errors),
+    ):
+        if given and not resume:
+            raise InputError("command line", flag, "only with --resume")
     with dataset.writer_lock(out):
         return _bench_locked(
-            grid, grid_path, out, master, partitions, resume, retry_errors, conf, progress, start, verbose
+            grid,
+            grid_path,
+            out,
+            master,
+            partitions,
+            resume,
+            retry_errors,
+            conf,
+            progress,
+            start,
+            verbose,
+            _Removal(tuple(replace), prune_errors),
         )
 
 
@@ -141,6 +160,7 @@ def _bench_locked(
     progress: bool,
     start: float,
     verbose: bool = False,
+    removal: _Removal | None = None,
 ) -> BenchSummary:
     """:func:`bench` once it holds the dataset's lock (see the module docstring)."""
     present = dataset.files(out)
@@ -155,6 +175,8 @@ def _bench_locked(
     previous, record = _checked_record(out, warnings)
     dataset.remove_partial_files(out)
     stored = dataset.stored_instances(out)
+    if removal is not None:
+        _set_aside(out, removal, grid.tasks, stored, record, warnings)
     todo, plan_warnings = _plan(grid.tasks, stored, retry_errors)
     summary = BenchSummary(
         out=out, master=master or _active_master() or DEFAULT_MASTER, planned=len(grid.tasks), skipped=0
@@ -228,6 +250,43 @@ def _checked_record(out: Path, warnings: list[str]) -> tuple[dict[str, Any], dic
             aside = dataset.quarantine(out, finding.file)
             warnings.append(f"{finding.line(out)}; moved to {aside}, its instance is rerun")
     return previous, check.record
+
+
+@dataclass(frozen=True)
+class _Removal:
+    """Instances to move out of a dataset before a resumed run."""
+
+    replace: tuple[str, ...] = ()
+    """Instance ids (``--replace ID``): moved aside, and run again when the grid plans them."""
+    prune_errors: bool = False
+    """``--prune-errors``: every instance with an error row that the grid no longer plans is moved aside
+    (a study fixed after a typo leaves its failed instances behind under other ids)."""
+
+
+def _set_aside(
+    out: Path,
+    removal: _Removal,
+    tasks: list[InstanceTask],
+    stored: dict[str, dataset.StoredInstance],
+    record: dict[str, dict[str, Any]],
+    warnings: list[str],
+) -> None:
+    """Move the instances ``removal`` names to ``DIR/quarantine/`` and forget them (one warning line each)."""
+    unknown = [instance for instance in removal.replace if instance not in stored]
+    if unknown:
+        raise InputError("command line", "--replace", f"an instance id the dataset holds, got {unknown[0]!r}")
+    planned = {task.instance_id for task in tasks}
+    chosen = set(removal.replace)
+    if removal.prune_errors:
+        chosen |= {instance for instance, entry in stored.items() if entry.errors and instance not in planned}
+    for path in dataset.files(out):
+        if path.stem not in chosen:
+            continue
+        relative = path.relative_to(out).as_posix()
+        aside = dataset.quarantine(out, relative)
+        record.pop(relative, None)
+        stored.pop(path.stem, None)
+        warnings.append(f"{path.stem}: moved to {aside}" + ("; it runs again" if path.stem in planned else ""))
 
 
 def _plan(
