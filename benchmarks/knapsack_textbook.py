@@ -1,7 +1,7 @@
 """The default exact method against the textbook model, side by side on published knapsack sets.
 
     python -m benchmarks.knapsack_textbook [--root DIR] [--sets gap12,gapabcd,mkp,qkp100,qkp200]
-                                           [--time-limit 60] [--every K] [--match TEXT]
+                                           [--time-limit 60] [--every K[,K...]] [--match TEXT]
                                            [--records FILE] [--from FILE ...]
 
 Every instance is solved twice in one process, once with ``--formulation auto`` (the default) and
@@ -40,10 +40,10 @@ FLOOR_S = 0.01
 
 def run(args: argparse.Namespace) -> list[dict]:
     records = []
-    for name in args.sets:
+    for name, every in zip(args.sets, args.every, strict=True):
         spec = SETS[name]
         for position, (data, value, status, sense) in enumerate(published_instances(spec, args.root, None)):
-            if position % args.every or not any(m in data["name"] for m in args.match):
+            if position % every or not any(m in data["name"] for m in args.match):
                 continue
             kind = KINDS[data["problem"]]
             instance = kind.load(data, data["name"])
@@ -167,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=None, help="folder of the published sets")
     parser.add_argument("--sets", default="gap12,gapabcd,mkp,qkp100,qkp200", help=f"comma list of {', '.join(SETS)}")
     parser.add_argument("--time-limit", type=float, default=60.0)
-    parser.add_argument("--every", type=int, default=1, metavar="K", help="only every K-th instance of a set")
+    parser.add_argument(
+        "--every", default="1", metavar="K[,K...]", help="only every K-th instance of a set (one K, or one per set)"
+    )
     parser.add_argument("--match", action="append", default=None, metavar="TEXT")
     parser.add_argument("--records", type=Path, default=None, help="append one JSON line per run to FILE")
     parser.add_argument("--from", dest="sources", type=Path, nargs="+", default=None, help="table of recorded runs")
@@ -181,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in args.sets if s not in SETS]
     if unknown:
         parser.error(f"unknown sets {unknown}")
+    every = [int(k) for k in args.every.split(",")]
+    if len(every) not in (1, len(args.sets)) or min(every) < 1:
+        parser.error("--every: one positive K, or one per set")
+    args.every = every * len(args.sets) if len(every) == 1 else every
     args.root = args.root or DEFAULT_ROOT
     print(f"sets from {args.root}, time limit {args.time_limit:g} s, HiGHS, load {os.getloadavg()}\n")
     print(table(run(args)))
