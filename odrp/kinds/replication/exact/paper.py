@@ -98,6 +98,7 @@ def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteMo
 
     def pair_sum(s: int, a: int, b: int, weight) -> float:
         """sum over replica pairs (with multiplicity) of lambda_(U,V) * weight(u, v), eqs. (5), (7)."""
+        clock.check()
         st = inst.streams[s]
         ua, vb = counter[st.source, U[st.source][a]], counter[st.target, U[st.target][b]]
         share = st.rate / (len(U[st.source][a]) * len(U[st.target][b]))
@@ -120,15 +121,25 @@ def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteMo
     m.capacity = pyo.Constraint(
         range(inst.n_nodes),
         rule=lambda m, u: (
-            sum(counter[i, ms][u] * inst.resources[i] * m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms)
-            <= inst.capacity[u]
+            clock.stage()
+            or (
+                sum(
+                    counter[i, ms][u] * inst.resources[i] * m.x[i, q]
+                    for i in ops
+                    for q, ms in enumerate(U[i])
+                    if u in ms
+                )
+                <= inst.capacity[u]
+            )
         ),
     )
     # (24), (25) activations with big constants M and N
     big_m, big_n = inst.n_operators, max(1, len(inst.streams))
     m.node_activation = pyo.Constraint(
         range(inst.n_nodes),
-        rule=lambda m, u: big_m * m.z_node[u] >= sum(m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms),
+        rule=lambda m, u: (
+            clock.stage() or big_m * m.z_node[u] >= sum(m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms)
+        ),
     )
     link_terms: dict[int, list] = {ell: [] for ell in range(len(inst.link_availability))}
     for s, a, b in m.Y:
@@ -139,7 +150,9 @@ def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteMo
             link_terms[ell].append(m.y[s, a, b])
     m.link_activation = pyo.Constraint(
         range(len(inst.link_availability)),
-        rule=lambda m, ell: big_n * m.z_link[ell] >= sum(link_terms[ell]) if link_terms[ell] else pyo.Constraint.Skip,
+        rule=lambda m, ell: (
+            clock.stage() or (big_n * m.z_link[ell] >= sum(link_terms[ell]) if link_terms[ell] else pyo.Constraint.Skip)
+        ),
     )
     clock.stage()
     # (26) one multiset per operator
@@ -148,14 +161,16 @@ def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteMo
     m.link_out = pyo.Constraint(
         [(s, a) for s, st in enumerate(inst.streams) for a in range(len(U[st.source]))],
         rule=lambda m, s, a: (
-            m.x[inst.streams[s].source, a] == sum(m.y[s, a, b] for b in range(len(U[inst.streams[s].target])))
+            clock.check()
+            or (m.x[inst.streams[s].source, a] == sum(m.y[s, a, b] for b in range(len(U[inst.streams[s].target]))))
         ),
     )
     clock.stage()
     m.link_in = pyo.Constraint(
         [(s, b) for s, st in enumerate(inst.streams) for b in range(len(U[st.target]))],
         rule=lambda m, s, b: (
-            m.x[inst.streams[s].target, b] == sum(m.y[s, a, b] for a in range(len(U[inst.streams[s].source])))
+            clock.check()
+            or (m.x[inst.streams[s].target, b] == sum(m.y[s, a, b] for a in range(len(U[inst.streams[s].source]))))
         ),
     )
 
