@@ -113,10 +113,9 @@ def table(kind_name: str, seeds: list[int], solver: str, time_limit: float) -> l
         ratio = math.exp(statistics.fmean(math.log(r) for r in ratios))
         a, t = rows["auto"], rows["textbook"]
         lines.append(
-            f"| {label} | {statistics.median(nonzeros):,.0f} | {len(seeds)} | {a.proven}"
-            f" | {t.proven} | {statistics.fmean(a.times):.2f} | "
-            f"{statistics.fmean(t.times):.2f} | {max(a.times):.2f} | {max(t.times):.2f} | {ratio:.2f} | {a.without_incumbent} | {t.without_incumbent} | "
-            f"{t.refused} |"
+            f"| {label} | {statistics.median(nonzeros):,.0f} | {len(seeds)} | {a.proven} | {t.proven} | "
+            f"{statistics.fmean(a.times):.2f} | {statistics.fmean(t.times):.2f} | {max(a.times):.2f} | "
+            f"{max(t.times):.2f} | {ratio:.2f} | {a.without_incumbent} | {t.without_incumbent} | {t.refused} |"
         )
         print(lines[-1], file=sys.stderr, flush=True)
     return lines
