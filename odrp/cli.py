@@ -150,6 +150,8 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         raise InputError("command line", error.flag, str(error)) from None
     except MemoryLimitExceeded as error:
         raise InputError("command line", "--memory-limit", str(error)) from None
+    except InputError:
+        raise  # bad input found while running (a model over the memory budget): exit 2
     except (MethodDied, Exception) as error:  # a method that fails is one line (exit 1), never a traceback
         text = " ".join(f"{args.method}: {type(error).__name__}: {error}".split())
         print(f"error: {text[:990]}", file=sys.stderr)
