@@ -4,7 +4,7 @@
     python -m benchmarks.textbook_small_kinds --kinds latency,pathmap --seeds 101,102,103,104,105
 
 Random instances from each kind's generators, per size: both formulations on the same instances
-with the same solver and time limit, each run through :func:`odrp.methods.run_method` (the
+with the same solver and time limit, each run through :func:`odrp.methods.run_within_limits` (the
 evaluator re-scores every answer). Prints one markdown table per kind: per size, the median size of
 the textbook model in nonzeros, how many runs each formulation proved optimal, the mean wall-clock
 seconds of each and the longest (a run cut by the limit counts as long as it took; a refused one as
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from odrp.core.memory import ModelTooLarge
+from odrp import methods
+from odrp.core.memory import ModelTooLarge, budget, estimate
 from odrp.kinds.latency.exact import textbook as latency_textbook
 from odrp.kinds.pathmap.exact import textbook as pathmap_textbook
 from odrp.kinds.replication.exact.size import paper_size
-from odrp.methods import run_method
 from odrp.registry import KINDS
 
 # (label, generator, parameters) per kind
@@ -58,6 +58,10 @@ TEXTBOOK_SIZE = {"odrp": paper_size, "latency": latency_textbook.size, "pathmap"
 """The closed-form size of each kind's textbook model (the median of its nonzeros heads each row)."""
 
 
+RUN = getattr(methods, "run_within_limits", methods.run_method)
+"""The runner: under the hard time and memory limits where the toolkit has them."""
+
+
 @dataclass
 class Row:
     """The runs of one formulation on the instances of one size."""
@@ -71,12 +75,19 @@ class Row:
 def run(
     kind_name: str, data: dict[str, Any], formulation: str, solver: str, time_limit: float
 ) -> tuple[float, str, bool]:
-    """Wall seconds, status and whether an incumbent came back (refused: the limit, ``refused``)."""
+    """Wall seconds, status and whether an incumbent came back.
+
+    The run goes through :func:`odrp.methods.run_within_limits` where it exists (a solver stuck in C
+    code past the limit is then a ``time_limit`` run without a solution); a textbook model whose
+    closed-form size is over the memory budget is ``refused`` at the limit without being run.
+    """
     kind = KINDS[kind_name]
     instance = kind.load(data, "generated")
+    if formulation == "textbook" and estimate(*TEXTBOOK_SIZE[kind_name](instance)) > budget():
+        return time_limit, "refused", False
     started = time.perf_counter()
     try:
-        result = run_method(kind, instance, "exact", solver=solver, time_limit=time_limit, formulation=formulation)
+        result = RUN(kind, instance, "exact", solver=solver, time_limit=time_limit, formulation=formulation)
     except ModelTooLarge:
         return time_limit, "refused", False
     wall = time.perf_counter() - started

@@ -129,11 +129,13 @@ def test_auto_on_cbc_returns_the_local_search_incumbent():
 
 
 def test_the_solver_gets_what_the_hand_over_leaves():
-    """10 s left, a 1 s build: HiGHS's hand-over is estimated at 2.5 s and its overrun at 0.2 s."""
+    """10 s left, a 1 s build: HiGHS's hand-over is estimated at 2.5 s and its overrun at 0.2 s, CBC's
+    at 2 s and 1 s."""
     budget = Budget(10.0, started=time.perf_counter())
     assert solver_limit(budget, "highs", 1.0) == pytest.approx(10.0 - 2.5 - 0.2, abs=0.05)
-    assert solver_limit(budget, "cbc", 1.0) == pytest.approx(10.0 - 1.5 - 1.0, abs=0.05)
-    assert solver_limit(budget, "cbc", 6.0) == 0.0  # 10 - 9 - 1 < LEAST_SOLVE: do not start it
+    assert solver_limit(budget, "cbc", 1.0) == pytest.approx(10.0 - 2.0 - 1.0, abs=0.05)
+    assert solver_limit(budget, "cbc", 4.1) == 0.0  # 10 - 8.2 - 1 < 1 s, CBC's least: do not start it
+    assert solver_limit(budget, "highs", 3.5) > 0.2  # 10 - 8.75 - 0.2 > 0.2: HiGHS may start
     assert solver_limit(Budget(None), "highs", 1.0) is None
 
 

@@ -8,14 +8,15 @@ building took.
 
 from __future__ import annotations
 
-HAND_OVER = {"highs": 2.5, "cbc": 1.5}
+HAND_OVER = {"highs": 2.5, "cbc": 2.0}
 """Seconds the backend spends taking a model over, per second Python spent building it (HiGHS's
-``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer, on Pyomo models of 7 K to
+``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer, more under load, on Pyomo models of 7 K to
 120 K nonzeros)."""
 OVERRUN = {"highs": 0.2, "cbc": 1.0}
 """Seconds a backend runs past its own limit, kept free at the end of the budget."""
-LEAST_SOLVE = 0.2
-"""A solver is not started with fewer seconds than this left for it."""
+LEAST_SOLVE = {"highs": 0.2, "cbc": 1.0}
+"""A solver is not started with fewer seconds than this left for it. (CBC takes at least 1 s:
+:mod:`odrp.core.solvers.cbc` never gives it less)."""
 
 
 def solver_limit(left: float | None, solver: str, build_s: float) -> float | None:
@@ -23,4 +24,4 @@ def solver_limit(left: float | None, solver: str, build_s: float) -> float | Non
     if left is None:
         return None
     limit = left - HAND_OVER[solver] * build_s - OVERRUN[solver]
-    return limit if limit >= LEAST_SOLVE else 0.0
+    return limit if limit >= LEAST_SOLVE[solver] else 0.0

@@ -15,16 +15,17 @@ from dataclasses import dataclass
 
 from odrp.core.budget import Budget
 
-HAND_OVER = {"highs": 2.5, "cbc": 1.5}
+HAND_OVER = {"highs": 2.5, "cbc": 2.0}
 """Seconds the backend spends taking a model over, per second Python spent building it. Measured
 on the compact ODRP models of 16 x 10 to 40 x 20 (``python -m benchmarks.odrp_textbook
---hand-over``): HiGHS's ``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer."""
+--hand-over``): HiGHS's ``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer, more under load."""
 OVERRUN = {"highs": 0.2, "cbc": 1.0}
 """Seconds a backend runs past its own limit (CBC ends its current round of cuts, then writes and
 we read its solution file; HiGHS stops within a node), kept free at the end of the budget."""
-LEAST_SOLVE = 0.2
+LEAST_SOLVE = {"highs": 0.2, "cbc": 1.0}
 """A solver is not started with fewer seconds than this left for it: the run ends with what the
-earlier stages found."""
+earlier stages found. (CBC takes at least 1 s:
+:mod:`odrp.core.solvers.cbc` never gives it less)."""
 
 
 class OutOfTime(Exception):
@@ -56,7 +57,7 @@ def build_clock(budget: Budget, solver: str, what: str) -> BuildClock:
     left = budget.left()
     if left is None:
         return BuildClock(None, what)
-    usable = left - OVERRUN[solver] - LEAST_SOLVE
+    usable = left - OVERRUN[solver] - LEAST_SOLVE[solver]
     return BuildClock(time.perf_counter() + max(0.0, usable) / (1 + HAND_OVER[solver]), what)
 
 
@@ -69,4 +70,4 @@ def solver_limit(budget: Budget, solver: str, build_s: float) -> float | None:
     if left is None:
         return None
     limit = left - HAND_OVER[solver] * build_s - OVERRUN[solver]
-    return limit if limit >= LEAST_SOLVE else 0.0
+    return limit if limit >= LEAST_SOLVE[solver] else 0.0
