@@ -29,6 +29,7 @@ its building looks at the clock (:class:`~odrp.kinds.replication.exact.timing.Bu
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections import Counter
 
@@ -67,7 +68,17 @@ def source_sink_paths(inst: OdrpInstance) -> list[tuple[list[int], list[int]]]:
 
 def build(inst: OdrpInstance, clock: BuildClock | None = None) -> pyo.ConcreteModel:
     """The ILP above; ``clock`` (None: no deadline) stops the building with OutOfTime past its deadline."""
-    clock = clock or BuildClock(None)
+    # the clock may stop the building inside a constraint's rule: Pyomo would log that as an error
+    logger = logging.getLogger("pyomo.core")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        return _build(inst, clock or BuildClock(None))
+    finally:
+        logger.setLevel(level)
+
+
+def _build(inst: OdrpInstance, clock: BuildClock) -> pyo.ConcreteModel:
     m = pyo.ConcreteModel(name=f"odrp-paper-{inst.name}")
     ops = range(inst.n_operators)
     U = {i: multisets(inst, i) for i in ops}
