@@ -10,7 +10,7 @@ partition has too many labellings for that method it falls back to the one MILP.
 :func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
 first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the solver with the warm start,
 if any, as a MIP start; the hybrid heuristic's placement (the classes method's first incumbent) is
-its incumbent when the solver finds none better, and its MIP start with HiGHS.
+its incumbent when the solver finds none better.
 
 Every model's size is estimated in closed form and checked against the memory budget
 (:func:`odrp.core.memory.check_model`) before it is built; the solver gets the time left after the
@@ -123,11 +123,9 @@ def solve_one_model(
     build_s = time.perf_counter() - built
     deadline = None if time_limit is None else start + time_limit * settings.separation_share
     separation = separate_triangles(model, inst, settings, deadline=deadline)
-    # the user's warm start is the MIP start; else the heuristic's placement, but not for CBC 2.10,
-    # which processes a MIP start without looking at its time limit
+    # only the user's warm start is a MIP start: the solvers process a MIP start without looking at
+    # their time limit; the heuristic's placement stays the incumbent when the solver finds none better
     mip_start = warm_start
-    if mip_start is None and known is not None and solver != "cbc":
-        mip_start = solution_json(inst, known[1])
     if mip_start is not None:  # after the separation, whose LP solves load values into the model
         set_start(model, inst, mip_start)
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
