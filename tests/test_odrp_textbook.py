@@ -9,9 +9,9 @@ import pytest
 from odrp.core.budget import Budget
 from odrp.core.exact import model_size
 from odrp.core.memory import ModelTooLarge, memory_budget
+from odrp.core.solvers.timing import BuildClock, OutOfTime, solver_limit
 from odrp.kinds.replication.exact import compact, paper, response, size
 from odrp.kinds.replication.exact.settings import OdrpSettings
-from odrp.kinds.replication.exact.timing import BuildClock, OutOfTime, solver_limit
 from odrp.kinds.replication.generators import random_instance
 from odrp.kinds.replication.instance import load
 from odrp.methods import run_method
@@ -132,11 +132,11 @@ def test_the_solver_gets_what_the_hand_over_leaves():
     """10 s left, a 1 s build: HiGHS's hand-over is estimated at 2.5 s and its overrun at 0.2 s, CBC's
     at 2 s and 1 s."""
     budget = Budget(10.0, started=time.perf_counter())
-    assert solver_limit(budget, "highs", 1.0) == pytest.approx(10.0 - 2.5 - 0.2, abs=0.05)
-    assert solver_limit(budget, "cbc", 1.0) == pytest.approx(10.0 - 2.0 - 1.0, abs=0.05)
-    assert solver_limit(budget, "cbc", 4.1) == 0.0  # 10 - 8.2 - 1 < 1 s, CBC's least: do not start it
-    assert solver_limit(budget, "highs", 3.5) > 0.2  # 10 - 8.75 - 0.2 > 0.2: HiGHS may start
-    assert solver_limit(Budget(None), "highs", 1.0) is None
+    assert solver_limit(budget.left(), "highs", 1.0) == pytest.approx(10.0 - 2.5 - 0.2, abs=0.05)
+    assert solver_limit(budget.left(), "cbc", 1.0) == pytest.approx(10.0 - 2.0 - 1.0, abs=0.05)
+    assert solver_limit(budget.left(), "cbc", 4.1) == 0.0  # 10 - 8.2 - 1 < 1 s, CBC's least: do not start it
+    assert solver_limit(budget.left(), "highs", 3.5) > 0.2  # 10 - 8.75 - 0.2 > 0.2: HiGHS may start
+    assert solver_limit(None, "highs", 1.0) is None
 
 
 def test_a_build_clock_past_its_deadline_stops_the_building():

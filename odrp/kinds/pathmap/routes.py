@@ -22,14 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from odrp.core.solvers.timing import OutOfTime
 from odrp.kinds.pathmap.instance import PathmapInstance
 
 _CELLS = 4_000_000
 """Start servers times arcs relaxed at once (32 MB of floats)."""
-
-
-class OutOfTime(Exception):
-    """The time limit came while the routes were being computed."""
 
 
 @dataclass(frozen=True)

@@ -55,12 +55,12 @@ from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.result import relative_gap
 from odrp.core.solvers import SolverRun
 from odrp.core.solvers import solve as run_solver
+from odrp.core.solvers.timing import OVERRUN, solver_limit
 from odrp.heuristics.latency import AntSystemSettings, Scorer, ant_system, climb
 from odrp.kinds.latency.evaluator import evaluate, evaluate_assignment
 from odrp.kinds.latency.exact.model import build, components, objective_coefficients
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
-from odrp.kinds.latency.exact.timing import OVERRUN, solver_limit
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
 
 

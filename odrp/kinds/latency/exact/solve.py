@@ -14,7 +14,7 @@ its incumbent when the solver finds none better.
 
 Every model's size is estimated in closed form and checked against the memory budget
 (:func:`odrp.core.memory.check_model`) before it is built; the solver gets the time left after the
-estimated hand-over (:mod:`odrp.kinds.latency.exact.timing`).
+estimated hand-over (:mod:`odrp.core.solvers.timing`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
+from odrp.core.solvers.timing import solver_limit
 from odrp.kinds.latency.evaluator import evaluate
 from odrp.kinds.latency.exact import classes, textbook
 from odrp.kinds.latency.exact.model import assignment, build, estimated_size, set_start
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
-from odrp.kinds.latency.exact.timing import solver_limit
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
 
 FORMULATIONS = ("auto", "textbook")

@@ -19,11 +19,11 @@ from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_
 from odrp.core.memory import check_model
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
+from odrp.core.solvers.timing import OutOfTime, solver_limit
 from odrp.kinds.pathmap.evaluator import evaluate
 from odrp.kinds.pathmap.exact import model, textbook
-from odrp.kinds.pathmap.exact.timing import solver_limit
 from odrp.kinds.pathmap.instance import PathmapInstance
-from odrp.kinds.pathmap.routes import OutOfTime, pair_routes
+from odrp.kinds.pathmap.routes import pair_routes
 
 FORMULATIONS = ("auto", "textbook")
 DEFAULT_FORMULATION = "auto"

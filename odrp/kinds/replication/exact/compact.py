@@ -61,8 +61,8 @@ import math
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
+from odrp.core.solvers.timing import BuildClock
 from odrp.kinds.replication.exact.settings import OdrpSettings
-from odrp.kinds.replication.exact.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 

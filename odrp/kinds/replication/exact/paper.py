@@ -23,7 +23,7 @@ one variable per link of the instance (a link given once serves both directions)
 of operators and N the number of streams. The model exists to reproduce the paper and to
 cross-check the compact formulation; it grows as (multisets)^2 per stream and suits small cases.
 Its size is known before it is built (:func:`odrp.kinds.replication.exact.size.paper_size`), and
-its building looks at the clock (:class:`~odrp.kinds.replication.exact.timing.BuildClock`).
+its building looks at the clock (:class:`~odrp.core.solvers.timing.BuildClock`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections import Counter
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
-from odrp.kinds.replication.exact.timing import BuildClock
+from odrp.core.solvers.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 Multiset = tuple[int, ...]

@@ -49,10 +49,10 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
+from odrp.core.solvers.timing import BuildClock
 from odrp.kinds.replication.exact.compact import log_availability, response_time_rows, round_trip_rows, round_trips
 from odrp.kinds.replication.exact.reduction import lower_bounds
 from odrp.kinds.replication.exact.settings import OdrpSettings
-from odrp.kinds.replication.exact.timing import BuildClock
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
 

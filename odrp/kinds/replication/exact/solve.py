@@ -40,11 +40,11 @@ from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
+from odrp.core.solvers.timing import OutOfTime, build_clock, solver_limit
 from odrp.heuristics.replication import LocalSearchSettings, run_local_search
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact import compact, paper, reduction, response, size, start
 from odrp.kinds.replication.exact.settings import OdrpSettings
-from odrp.kinds.replication.exact.timing import OutOfTime, build_clock, solver_limit
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
 FORMULATIONS = ("auto", "compact", "textbook", "paper")
@@ -158,7 +158,7 @@ def _solve_model(
     what = "the textbook ODRP model" if formulation == "textbook" else "the compact ODRP model"
     stats: dict[str, Any] = {"formulation": formulation}
     started = time.perf_counter()
-    clock = build_clock(budget, solver, what)
+    clock = build_clock(budget.left(), solver, what)
     try:
         model = paper.build(inst, clock) if formulation == "textbook" else compact.build(inst, settings, clock)
     except OutOfTime as stop:
@@ -172,7 +172,7 @@ def _solve_model(
         module.set_start(model, inst, mip_start[0])
     stats["build_s"] = time.perf_counter() - started
     stats.update(model_size(model))
-    limit = solver_limit(budget, solver, stats["build_s"])
+    limit = solver_limit(budget.left(), solver, stats["build_s"])
     if limit == 0.0:
         return _without_solver(inst, solver, budget, known, f"no time left to solve {what}", stats)
     run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=mip_start is not None)
@@ -260,14 +260,14 @@ def _solve_response(
             conflicts=conflicts,
             excluded=excluded,
             max_response_time=ceiling,
-            clock=build_clock(budget, solver, "the response-time ODRP model"),
+            clock=build_clock(budget.left(), solver, "the response-time ODRP model"),
         )
     except OutOfTime as stop:
         stats["build_s"] = time.perf_counter() - started
         return _without_solver(inst, solver, budget, known, str(stop), stats)
     stats["build_s"] = time.perf_counter() - started
     stats.update(model_size(model))
-    limit = solver_limit(budget, solver, stats["build_s"])
+    limit = solver_limit(budget.left(), solver, stats["build_s"])
     if limit == 0.0:
         return _without_solver(inst, solver, budget, known, "no time left to solve the response-time model", stats)
     run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap)

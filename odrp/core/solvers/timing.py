@@ -1,11 +1,12 @@
-"""The time limit across the stages of an exact ODRP solve: start, model building, hand-over, solver.
+"""The time limit across the stages of an exact solve: model building, hand-over, solver.
 
 A solver's own time limit starts when it starts searching. Before that, Python builds the model,
 and the backend takes it over: HiGHS through Pyomo's persistent interface (``set_instance``), CBC
 by writing an LP file that the binary reads, and reading the solution file back. Both grow with the
 model as its building does, so the time the hand-over will take is estimated from the time the
-building took (:data:`HAND_OVER`), and the building itself stops at the point where the hand-over
-would no longer fit (:class:`BuildClock`, :exc:`OutOfTime`).
+building took (:data:`HAND_OVER`); the solver gets what is left after it (:func:`solver_limit`), and
+a long building stops at the point where the hand-over would no longer fit (:class:`BuildClock`,
+:exc:`OutOfTime`). CP-SAT takes its model from Python directly (no estimate is needed for it).
 """
 
 from __future__ import annotations
@@ -13,19 +14,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from odrp.core.budget import Budget
-
-HAND_OVER = {"highs": 2.5, "cbc": 2.0}
-"""Seconds the backend spends taking a model over, per second Python spent building it. Measured
-on the compact ODRP models of 16 x 10 to 40 x 20 (``python -m benchmarks.odrp_textbook
---hand-over``): HiGHS's ``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer, more under load."""
-OVERRUN = {"highs": 0.2, "cbc": 1.0}
-"""Seconds a backend runs past its own limit (CBC ends its current round of cuts, then writes and
-we read its solution file; HiGHS stops within a node), kept free at the end of the budget."""
-LEAST_SOLVE = {"highs": 0.2, "cbc": 1.0}
+HAND_OVER = {"highs": 2.5, "cbc": 2.0, "cpsat": 0.0}
+"""Seconds the backend spends taking a model over, per second Python spent building it. Measured on
+the compact ODRP models of 16 x 10 to 40 x 20 and the latency models of 7 K to 120 K nonzeros:
+HiGHS's ``set_instance`` 2.1-2.4, CBC's LP file 0.5-1.4 plus reading its answer, more under load."""
+OVERRUN = {"highs": 0.2, "cbc": 1.0, "cpsat": 0.2}
+"""Seconds a backend runs past its own limit (CBC ends its current round of cuts, then writes and we
+read its solution file; HiGHS stops within a node), kept free at the end of the budget."""
+LEAST_SOLVE = {"highs": 0.2, "cbc": 1.0, "cpsat": 0.2}
 """A solver is not started with fewer seconds than this left for it: the run ends with what the
-earlier stages found. (CBC takes at least 1 s:
-:mod:`odrp.core.solvers.cbc` never gives it less)."""
+earlier stages found (CBC takes at least 1 s: :mod:`odrp.core.solvers.cbc` never gives it less)."""
 
 
 class OutOfTime(Exception):
@@ -52,21 +50,18 @@ class BuildClock:
             raise OutOfTime(f"the time limit came while building {self.what}")
 
 
-def build_clock(budget: Budget, solver: str, what: str) -> BuildClock:
-    """A clock that stops building once the hand-over and the least solve would no longer fit."""
-    left = budget.left()
+def build_clock(left: float | None, solver: str, what: str) -> BuildClock:
+    """A clock for building a model with ``left`` seconds to go (None: no limit): it stops the building
+    once the hand-over and the least solve would no longer fit."""
     if left is None:
         return BuildClock(None, what)
     usable = left - OVERRUN[solver] - LEAST_SOLVE[solver]
     return BuildClock(time.perf_counter() + max(0.0, usable) / (1 + HAND_OVER[solver]), what)
 
 
-def solver_limit(budget: Budget, solver: str, build_s: float) -> float | None:
-    """Seconds to give the solver: what is left after the estimated hand-over and overrun.
-
-    None without a time limit; 0 when less than :data:`LEAST_SOLVE` is left (do not start it).
-    """
-    left = budget.left()
+def solver_limit(left: float | None, solver: str, build_s: float) -> float | None:
+    """Seconds to give the solver out of ``left``: what is left after the estimated hand-over and
+    overrun. None without a time limit; 0 when less than :data:`LEAST_SOLVE` is left (do not start it)."""
     if left is None:
         return None
     limit = left - HAND_OVER[solver] * build_s - OVERRUN[solver]
