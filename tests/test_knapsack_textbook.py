@@ -191,3 +191,15 @@ def test_profit_bound_by_hand():
     # QM3DKP: two pairs of tasks (A#0, B#0), (A#1, B#0) worth 5 at best on one node, no linear profit
     assert profit_bound(family_of(load(QM3DKP))) == 10
     assert brute_force("qm3dkp", load(QM3DKP)) <= 10
+
+
+def test_cpsat_bound_without_a_solution_is_dropped():
+    from odrp.core.solvers import SolverRun, solver_version
+    from odrp.kinds.knapsack.exact.solve import _trusted
+
+    # CP-SAT answered UNKNOWN with bound 0 on a maximisation whose optimum is above 392: not a bound
+    run = _trusted(SolverRun(solver_version("cpsat"), "time_limit", None, 0.0, None, 3.0))
+    assert run.bound is None
+    kept = _trusted(SolverRun(solver_version("cpsat"), "time_limit", 410.0, 802.0, 0.96, 3.0))
+    assert kept.bound == 802.0
+    assert _trusted(SolverRun(solver_version("highs"), "time_limit", None, 1080.0, None, 3.0)).bound == 1080.0
