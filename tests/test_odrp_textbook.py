@@ -42,6 +42,17 @@ def test_textbook_equals_brute_force(seed, profile, metric, solver):
     assert result.metrics["method_stats"]["formulation"] == "textbook"
 
 
+def test_a_node_no_replica_can_use_gets_no_capacity_row():
+    """operators 3, nodes 2, seed 3: node n1 serves no operator; its capacity row (23) was a trivial True
+    that Pyomo refuses, so the textbook model (and auto, which takes it at this size) raised."""
+    inst = load(random_instance(seed=3, operators=3, nodes=2))
+    best, _ = odrp_optimum(inst)
+    for formulation in ("textbook", "auto"):
+        result = run_method(ODRP, inst, "exact", formulation=formulation)
+        assert result.status == "optimal" and result.verified
+        assert result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+
+
 def test_paper_is_the_textbook_model():
     inst = load(tiny(16, "balanced", "traffic", operators=4))
     result = run_method(ODRP, inst, "exact", formulation="paper")

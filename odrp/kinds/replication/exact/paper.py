@@ -128,22 +128,14 @@ def _build(inst: OdrpInstance, clock: BuildClock) -> pyo.ConcreteModel:
         )
         m.response.add(m.r >= latency + delay)
     clock.stage()
+
     # (23) capacity
-    m.capacity = pyo.Constraint(
-        range(inst.n_nodes),
-        rule=lambda m, u: (
-            clock.stage()
-            or (
-                sum(
-                    counter[i, ms][u] * inst.resources[i] * m.x[i, q]
-                    for i in ops
-                    for q, ms in enumerate(U[i])
-                    if u in ms
-                )
-                <= inst.capacity[u]
-            )
-        ),
-    )
+    def capacity(m: pyo.ConcreteModel, u: int):
+        clock.stage()
+        terms = [counter[i, ms][u] * inst.resources[i] * m.x[i, q] for i in ops for q, ms in enumerate(U[i]) if u in ms]
+        return sum(terms) <= inst.capacity[u] if terms else pyo.Constraint.Skip  # no replica can use u
+
+    m.capacity = pyo.Constraint(range(inst.n_nodes), rule=capacity)
     # (24), (25) activations with big constants M and N
     big_m, big_n = inst.n_operators, max(1, len(inst.streams))
     m.node_activation = pyo.Constraint(
