@@ -48,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="instance JSON")
     p.add_argument("--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)")
     p.add_argument("--solver", default=None, help="highs, cbc or cpsat, for --method exact (default: see odrp methods)")
-    p.add_argument("--formulation", default=None, help="exact formulation, e.g. compact|paper for odrp")
+    p.add_argument(
+        "--formulation",
+        default=None,
+        help="exact formulation: auto (default) or textbook for every kind; the others per kind in odrp methods",
+    )
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="seconds")
     p.add_argument("--mip-gap", type=float, default=None, metavar="G", help="relative MIP gap (default 1e-6)")
     p.add_argument(
