@@ -186,10 +186,9 @@ def run_cpsat(
     has_solution = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
     with_objective = model.HasObjective()
     objective = solver.ObjectiveValue() if has_solution and with_objective else None
-    # the bound is proven whether or not a solution was found (a time limit before the first one)
-    searched = code in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN)
-    bound = solver.BestObjectiveBound() if searched and with_objective else None
-    bound = bound if bound is not None and math.isfinite(bound) and abs(bound) < 1e300 else None
+    # without a solution CP-SAT's BestObjectiveBound is no proof (0.0 was seen on a maximisation whose
+    # optimum is at least 392): a bound is reported with a solution only
+    bound = solver.BestObjectiveBound() if has_solution and with_objective else None
     gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
     if code == cp_model.OPTIMAL or (code == cp_model.FEASIBLE and gap is not None and gap <= gap_limit):
         status: Status = "optimal"  # proven, or within the gap limit asked for
