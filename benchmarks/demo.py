@@ -15,8 +15,8 @@ from rich.table import Table
 
 from odrp.kinds.replication.generators import debs2015
 from odrp.kinds.replication.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 INSTANCES = Path(__file__).resolve().parent.parent / "instances" / "odrp"
 PROFILES = {"response_time": "w_r = 1", "cost": "w_c = 1", "balanced": "all 0.25"}

@@ -35,8 +35,8 @@ from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import bounds, milp, patterns
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method, warm_start_solution
 from odrp.registry import KINDS
+from odrp.run import run_method, warm_start_solution
 
 TEST_DATA = REPO / "tests" / "data" / "external"
 

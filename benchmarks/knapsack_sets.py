@@ -31,8 +31,8 @@ from typing import Any
 from odrp.core.result import Result
 from odrp.io import load_instance
 from odrp.kinds.knapsack import readers as knapsack_io
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_ROOT = REPO / "tests" / "data" / "external"

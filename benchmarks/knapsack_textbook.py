@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT, SETS, cpu_seconds, published_instances
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 FORMULATIONS = ("auto", "textbook")
 FLOOR_S = 0.01

@@ -36,8 +36,8 @@ from odrp.io import load_instance
 from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS, heuristics
+from odrp.run import run_method
 
 LATENCY = KINDS["latency"]
 ROOT = Path(__file__).resolve().parent.parent

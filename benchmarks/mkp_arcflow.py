@@ -26,8 +26,8 @@ from benchmarks.knapsack_sets import DEFAULT_ROOT, cpu_seconds
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import arcflow, bounds
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 FOLDER = "mkp_dellamico_small"
 

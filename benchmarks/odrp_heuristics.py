@@ -40,8 +40,8 @@ from typing import Any
 import yaml
 
 from odrp.kinds.replication.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS, heuristics
+from odrp.run import run_method
 
 GRID = Path(__file__).resolve().parent / "grids" / "odrp.yaml"
 OPTIMAL = 1e-6

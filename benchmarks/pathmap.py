@@ -6,7 +6,7 @@
     python -m benchmarks.pathmap --exhaustive     # only LeastCostMap against Algorithm 1's messages
     python -m benchmarks.pathmap --seeds 10       # more instances per size
 
-Prints markdown tables. Every number comes from :func:`odrp.methods.run_method`, so every cost is the
+Prints markdown tables. Every number comes from :func:`odrp.run.run_method`, so every cost is the
 evaluator's (``verified``); a run that is not verified is reported, never averaged in silently.
 Times are wall seconds on this machine, including the Pyomo model build.
 """
@@ -20,7 +20,7 @@ import time
 from odrp.kinds.pathmap.generators import ba_instance, bimodal_instance
 from odrp.kinds.pathmap.instance import load
 from odrp.kinds.pathmap.kind import KIND
-from odrp.methods import run_method
+from odrp.run import run_method
 
 
 def exact_times(seeds: int) -> None:

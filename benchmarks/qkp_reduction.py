@@ -22,8 +22,8 @@ import numpy as np
 
 from benchmarks.knapsack_sets import DEFAULT_ROOT, cpu_seconds
 from odrp.kinds.knapsack import readers as knapsack_io
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 FOLDER = "qkp_billionnet_soutif"
 

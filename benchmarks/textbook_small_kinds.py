@@ -4,7 +4,7 @@
     python -m benchmarks.textbook_small_kinds --kinds latency,pathmap --seeds 101,102,103,104,105
 
 Random instances from each kind's generators, per size: both formulations on the same instances
-with the same solver and time limit, each run through :func:`odrp.methods.run_within_limits` (the
+with the same solver and time limit, each run through :func:`odrp.run.run_within_limits` (the
 evaluator re-scores every answer). Prints one markdown table per kind: per size, the median size of
 the textbook model in nonzeros, how many runs each formulation proved optimal, the mean wall-clock
 seconds of each and the longest (a run cut by the limit counts as long as it took; a refused one as
@@ -77,7 +77,7 @@ def run(
 ) -> tuple[float, str, bool]:
     """Wall seconds, status and whether an incumbent came back.
 
-    The run goes through :func:`odrp.methods.run_within_limits` where it exists (a solver stuck in C
+    The run goes through :func:`odrp.run.run_within_limits` where it exists (a solver stuck in C
     code past the limit is then a ``time_limit`` run without a solution); a textbook model whose
     closed-form size is over the memory budget is ``refused`` at the limit without being run.
     """

@@ -30,8 +30,8 @@ from odrp.kinds.throughput.exact import bounds, config_bound, pattern_bound
 from odrp.kinds.throughput.exact.starts import warm_start
 from odrp.kinds.throughput.generators import SHAPES, random_instance
 from odrp.kinds.throughput.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 THROUGHPUT = KINDS["throughput"]
 HETERO = Path(__file__).resolve().parent.parent / "instances" / "throughput"

@@ -32,7 +32,7 @@ from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.exact.solve import level_round
 from odrp.kinds.throughput.exact.targets import Targets
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
-from odrp.methods import run_method
+from odrp.run import run_method
 
 
 def packing_start(inst: ThroughputInstance) -> Counts:

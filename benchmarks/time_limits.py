@@ -1,7 +1,7 @@
 """Time-limit overshoot of every method of every kind, as the CLI and a grid run them.
 
 For each kind, one generated instance too large to be solved within the limit, and every exact solver
-and heuristic that applies to it, run through :func:`odrp.methods.run_within_limits` (a child process
+and heuristic that applies to it, run through :func:`odrp.run.run_within_limits` (a child process
 under the watchdog, as ``odrp solve`` and ``odrp bench`` run it) with ``--time-limit`` (5 s by
 default). Prints one row per run: status, wall seconds, overshoot past the limit, and whether the run
 kept a solution; then the worst overshoot, and the machine's load before and after.
@@ -18,8 +18,8 @@ import argparse
 import os
 import time
 
-from odrp.methods import available_methods, run_within_limits
 from odrp.registry import KINDS
+from odrp.run import available_methods, run_within_limits
 
 LARGE: dict[str, tuple[str, dict]] = {
     "odrp": ("random", {"operators": 30, "nodes": 12}),

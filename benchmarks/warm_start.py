@@ -44,8 +44,8 @@ from odrp.core.result import agrees
 from odrp.io import read_json
 from odrp.kinds.pathmap.generators import ba_instance
 from odrp.kinds.replication.generators import debs2015, random_instance
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("response_time", "cost", "availability", "network", "balanced")

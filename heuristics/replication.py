@@ -60,7 +60,7 @@ and an evaluation budget (``max_evaluations``); the greedy construction and the 
 never cut short and count apart, in ``construction_evaluations``. The iteration budgets above make
 the result deterministic for a seed on any machine as long as the time limit does not cut the
 search short (``stats.stopped`` says which budget ended it). Each heuristic reports F of its best
-placement as computed by the incremental evaluator; :func:`odrp.methods.judge` checks it against
+placement as computed by the incremental evaluator; :func:`odrp.run.judge` checks it against
 the evaluator.
 """
 

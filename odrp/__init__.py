@@ -2,7 +2,7 @@
 
 Data flows one way: instance JSON -> kind (validated) -> method (exact model or heuristic)
 -> solution -> evaluator -> Result, and imports run one way: ``odrp.core`` <- a kind's problem side
-<- ``odrp.heuristics`` <- a kind's exact side <- ``odrp.registry`` <- ``odrp.methods`` <- ``odrp.bench``
+<- ``odrp.heuristics`` <- a kind's exact side <- ``odrp.registry`` <- ``odrp.run`` <- ``odrp.bench``
 <- ``odrp.cli`` and ``odrp.api``. The layers and contracts are described in docs/design.md.
 
 The Python API (:mod:`odrp.api`) is available from the package itself: ``odrp.load``, ``odrp.solve``,

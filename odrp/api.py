@@ -33,8 +33,8 @@ from odrp.core.memory import GB
 from odrp.core.result import Result
 from odrp.core.solvers import DEFAULT_MIP_GAP
 from odrp.io import parse_instance, read_json, read_solution
-from odrp.methods import available_methods, run_within_limits
 from odrp.registry import get_kind
+from odrp.run import available_methods, run_within_limits
 
 __all__ = ["Instance", "bench", "evaluate", "generate", "load", "methods", "solve"]
 

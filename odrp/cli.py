@@ -125,8 +125,8 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.core.solvers import DEFAULT_MIP_GAP
     from odrp.core.solvers.run import solver_log
     from odrp.io import load_instance, read_solution
-    from odrp.methods import UnknownMethod, run_within_limits
     from odrp.registry import heuristics
+    from odrp.run import UnknownMethod, run_within_limits
 
     _check_numbers(args)
     kind, instance = load_instance(args.file)
@@ -394,7 +394,7 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
-    from odrp.methods import available_methods
+    from odrp.run import available_methods
 
     methods = available_methods()
     if args.json:

@@ -9,8 +9,8 @@ import pytest
 
 import odrp
 import odrp.api
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum as brute_force_optimum
 from tests.test_odrp_evaluator import TINY
 
@@ -59,6 +59,12 @@ def test_generate_passes_a_seed_only_to_generators_that_take_one():
     assert odrp.generate("latency", "paper", topology="t-r1")["problem"] == "latency"
     assert odrp.generate("kp", items=5, seed=1) == odrp.generate("kp", items=5, seed=1)
     assert odrp.generate("kp", items=5, seed=1) != odrp.generate("kp", items=5, seed=2)
+
+
+def test_methods_lists_what_applies_to_a_kind():
+    listed = odrp.methods("gap")
+    assert "exact" in listed and all("gap" in info["kinds"] for info in listed.values())
+    assert set(odrp.methods()) >= set(listed)
 
 
 def test_run_method_accepts_instance_json():

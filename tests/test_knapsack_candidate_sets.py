@@ -22,8 +22,8 @@ import pytest
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import arcflow
 from odrp.kinds.knapsack.exact.settings import ArcFlowSettings
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 DATA = Path(__file__).resolve().parent / "data" / "mkp_packing"
 MKP = KINDS["mkp"]

@@ -23,8 +23,8 @@ from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import gap_lagrangian as gl
 from odrp.kinds.knapsack.exact.settings import KnapsackSettings, LagrangianSettings
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum, solutions
 from tests.test_knapsack_cli import one_line_error
 

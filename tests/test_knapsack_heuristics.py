@@ -14,8 +14,8 @@ from odrp.heuristics.rstorm import Cluster as RStormCluster
 from odrp.heuristics.rstorm import bfs_components, network_distance, reference_node, rstorm_schedule, task_ordering
 from odrp.heuristics.storm_ras import executor_order, ras_schedule
 from odrp.kinds.knapsack import generators as gen
-from odrp.methods import run_method
 from odrp.registry import KINDS, heuristics
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.test_knapsack_kinds import TINY, load
 

@@ -7,8 +7,8 @@ import pytest
 from odrp.core.errors import InputError
 from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 

@@ -21,8 +21,8 @@ from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import packing
 from odrp.kinds.knapsack.exact.settings import ArcFlowSettings, KnapsackSettings
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum
 
 DATA = Path(__file__).resolve().parent / "data" / "mkp_packing"

@@ -18,8 +18,8 @@ from odrp.core.solvers import solve as solve_model
 from odrp.kinds.knapsack import readers as knapsack_io
 from odrp.kinds.knapsack.exact import bounds, milp
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 DATA = Path(__file__).resolve().parent / "data" / "external"
 

@@ -25,8 +25,8 @@ from odrp.kinds.knapsack.exact import qkp_reduction as qr
 from odrp.kinds.knapsack.exact import qkp_search
 from odrp.kinds.knapsack.exact.settings import TabuSettings
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 from tests.test_knapsack_cli import one_line_error

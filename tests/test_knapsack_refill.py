@@ -18,8 +18,8 @@ from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.exact import arcflow, bounds, refill
 from odrp.kinds.knapsack.exact.settings import ArcFlowSettings, KnapsackSettings
 from odrp.kinds.knapsack.mapping import family_of, solution_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum
 from tests.test_knapsack_arcflow import tiny_cases
 

@@ -14,8 +14,8 @@ from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.exact import gap_lagrangian, textbook
 from odrp.kinds.knapsack.exact.solve import solve
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.test_knapsack_kinds import QKP, QM3DKP, TINY, agrees_with_brute_force, load
 

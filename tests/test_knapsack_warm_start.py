@@ -19,8 +19,8 @@ import pytest
 from odrp.kinds.knapsack.exact import bounds, milp, patterns
 from odrp.kinds.knapsack.exact.solve import set_start
 from odrp.kinds.knapsack.mapping import family_of
-from odrp.methods import run_method, warm_start_solution
 from odrp.registry import KINDS
+from odrp.run import run_method, warm_start_solution
 from tests.knapsack_bruteforce import optimum as brute_force
 from tests.knapsack_bruteforce import solutions
 from tests.test_knapsack_cli import one_line_error

@@ -20,8 +20,8 @@ from odrp.kinds.latency.exact.classes import best_labelling, dominates, supervis
 from odrp.kinds.latency.exact.separation import violated_trees
 from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import LatencyInstance, load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 LATENCY = KINDS["latency"]
 

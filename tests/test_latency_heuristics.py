@@ -14,8 +14,8 @@ from odrp.heuristics.latency import Scorer, greedy_start
 from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_latency_evaluator import DIAMOND
 from tests.test_latency_exact import brute_force, tiny
 

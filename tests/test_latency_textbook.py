@@ -9,8 +9,8 @@ from odrp.core.memory import ModelTooLarge, memory_budget
 from odrp.kinds.latency.exact import textbook
 from odrp.kinds.latency.generators import random_topology
 from odrp.kinds.latency.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_latency_exact import CASES, brute_force, tiny
 
 LATENCY = KINDS["latency"]

@@ -24,8 +24,8 @@ from odrp.core.limits import GRACE, MemoryLimitExceeded, MethodDied, TimeLimitKi
 from odrp.core.memory import GB, ModelTooLarge, budget, check_model, estimate, memory_budget
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.solvers import SolverRun
-from odrp.methods import WARM_START_SHARE, run_within_limits
 from odrp.registry import KINDS
+from odrp.run import WARM_START_SHARE, run_within_limits
 from tests.test_odrp_evaluator import SPLIT, TINY
 
 MARGIN = 0.5
@@ -177,7 +177,7 @@ def test_a_warm_start_heuristic_shares_the_limit_with_the_exact_method(tmp_path,
         return ExactOutcome(run, None, {})
 
     heuristic = Heuristic("slow_split", ("odrp",), slow_split, "test double", scores_itself=False)
-    monkeypatch.setattr("odrp.methods.heuristics", lambda: {"slow_split": heuristic})
+    monkeypatch.setattr("odrp.run.heuristics", lambda: {"slow_split": heuristic})
     _with_exact(monkeypatch, exact)
     began = time.perf_counter()
     result = run_within_limits(KINDS["odrp"], KINDS["odrp"].load(TINY, "tiny"), warm_start="slow_split", time_limit=2)

@@ -9,8 +9,8 @@ import pytest
 
 from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.kinds.replication.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import TINY
 

@@ -20,8 +20,8 @@ from odrp.heuristics.replication_state import PlacementState, Tables
 from odrp.kinds.replication.evaluator import evaluate, evaluate_placement
 from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.kinds.replication.instance import load, parse_solution
-from odrp.methods import run_method
 from odrp.registry import KINDS, heuristics
+from odrp.run import run_method
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import TINY
 from tests.test_odrp_exact import CASES, tiny

@@ -20,8 +20,8 @@ from odrp.kinds.replication.exact import reduction, response
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.generators import debs2015, random_instance
 from odrp.kinds.replication.instance import OdrpInstance, load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.bruteforce import odrp_optimum
 
 ODRP = KINDS["odrp"]

@@ -14,8 +14,8 @@ from odrp.kinds.replication.exact import compact, paper, response, size
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.generators import random_instance
 from odrp.kinds.replication.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_exact import tiny
 

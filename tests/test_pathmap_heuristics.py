@@ -9,7 +9,7 @@ import pytest
 from odrp.kinds.pathmap.generators import ba_instance, bimodal_instance
 from odrp.kinds.pathmap.instance import load
 from odrp.kinds.pathmap.kind import KIND
-from odrp.methods import run_method
+from odrp.run import run_method
 from tests.pathmap_cases import HAND, brute_force, random_tiny
 
 HEURISTICS = ("least_cost_map", "annealed_least_cost_map", "random_neighbor", "process_map2")

@@ -11,8 +11,8 @@ from odrp.core.memory import ModelTooLarge, memory_budget
 from odrp.kinds.pathmap.generators import ba_instance, bimodal_instance
 from odrp.kinds.pathmap.instance import load
 from odrp.kinds.pathmap.routes import OutOfTime, routes, weights
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.pathmap_cases import brute_force, random_tiny
 
 PATHMAP = KINDS["pathmap"]

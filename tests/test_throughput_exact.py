@@ -12,8 +12,8 @@ from odrp.kinds.throughput.evaluator import evaluate_counts
 from odrp.kinds.throughput.exact.patterns import candidates, pareto_minimal, pattern_model
 from odrp.kinds.throughput.generators import random_instance
 from odrp.kinds.throughput.instance import ThroughputInstance, load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 
 THROUGHPUT = KINDS["throughput"]
 SHAPES = ("linear", "diamond", "star", "dag")

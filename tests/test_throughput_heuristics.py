@@ -11,8 +11,8 @@ from odrp.heuristics.throughput import HeteroGreedySettings, hetero_greedy
 from odrp.io import load_instance
 from odrp.kinds.throughput.generators import random_instance
 from odrp.kinds.throughput.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_throughput_exact import SPOUT_AB
 
 THROUGHPUT = KINDS["throughput"]

@@ -13,8 +13,8 @@ from benchmarks.throughput import random_case
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
 from odrp.kinds.throughput.exact import bounds, ladder, level_search, parallel, rounds
 from odrp.kinds.throughput.exact.settings import LadderSettings, ThroughputSettings
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_throughput_exact import best_placement, tiny
 from tests.test_throughput_large import weak_start
 

@@ -9,8 +9,8 @@ from odrp.kinds.throughput.evaluator import evaluate_counts, rate
 from odrp.kinds.throughput.exact import bounds, config_bound, count_descent, dive, packing
 from odrp.kinds.throughput.exact.settings import DiveSettings, PackingSettings
 from odrp.kinds.throughput.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_throughput_exact import brute_force, tiny
 
 

@@ -10,8 +10,8 @@ from odrp.core.memory import ModelTooLarge, memory_budget
 from odrp.kinds.throughput.exact import textbook
 from odrp.kinds.throughput.generators import random_instance
 from odrp.kinds.throughput.instance import load
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.test_throughput_exact import brute_force, tiny
 
 THROUGHPUT = KINDS["throughput"]

@@ -17,8 +17,8 @@ from odrp.core.solvers import solve
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact import compact, paper
 from odrp.kinds.replication.instance import load, parse_solution
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.bruteforce import odrp_optimum
 from tests.test_odrp_evaluator import SPLIT, TINY
 from tests.test_odrp_exact import tiny

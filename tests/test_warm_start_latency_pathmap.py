@@ -25,8 +25,8 @@ from odrp.kinds.pathmap.exact import model as pathmap_model
 from odrp.kinds.pathmap.generators import ba_instance
 from odrp.kinds.pathmap.instance import load as load_pathmap
 from odrp.kinds.pathmap.routes import pair_routes
-from odrp.methods import run_method
 from odrp.registry import KINDS
+from odrp.run import run_method
 from tests.pathmap_cases import HAND, OPTIMAL, VIA_PUBLIC, random_tiny
 from tests.pathmap_cases import brute_force as pathmap_brute_force
 from tests.test_latency_exact import tiny

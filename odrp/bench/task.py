@@ -6,7 +6,7 @@ Runs inside the Spark workers (and anywhere else: it needs no Spark). For an
 1. loads the grid's plugins (so their heuristics are known in this worker too);
 2. builds the instance: the kind's generator from (params, seed), or the shipped file content, then
    ``kind.load`` (validation); the instance's size is ``kind.size(instance)``;
-3. runs every planned run through :func:`odrp.methods.run_method` (so the evaluator re-scores every
+3. runs every planned run through :func:`odrp.run.run_method` (so the evaluator re-scores every
    solution): each exact solver, then each heuristic and repeat, with ``seed = repeat``;
 4. finds the optimum among the exact rows and gives every row its gap (:mod:`odrp.bench.optimum`).
 
@@ -19,7 +19,7 @@ with it in ``method_stats.warm_start``; its ``runtime_s`` is the exact solve's o
 time is in the heuristic's row). With no verified heuristic solution the exact solve runs cold and
 its message says so. Rows keep the plan's order either way.
 
-Every run goes through :func:`odrp.methods.run_within_limits`: a child process under the study's
+Every run goes through :func:`odrp.run.run_within_limits`: a child process under the study's
 time limit and memory budget (:mod:`odrp.core.limits`). A run the watchdog stops is a
 ``time_limit`` row; a method that raises (``SystemExit`` included), dies or needs more memory than its
 budget gives a row with ``status: error`` and the reason as its message; it never stops the other
@@ -45,8 +45,8 @@ from odrp.bench.grid import InstanceTask, Run, instance_sha256
 from odrp.bench.optimum import best_proven, gap_to_optimum
 from odrp.core.limits import HEADROOM, data_size
 from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
-from odrp.methods import run_within_limits
 from odrp.registry import KINDS, load_plugins
+from odrp.run import run_within_limits
 
 
 def run_partition(chunks: Iterable[list[InstanceTask]]) -> Iterator[dict[str, Any]]:

@@ -3,7 +3,7 @@
 A heuristic is a function ``run(instance, *, seed, time_limit, settings) -> HeuristicOutcome``, where
 ``settings`` is an instance of the frozen dataclass the heuristic declares (:mod:`odrp.core.settings`;
 a heuristic without settings declares none and takes none). It must be deterministic for a given
-seed (and, where it has one, a given iteration budget). The caller (:func:`odrp.methods.run_method`)
+seed (and, where it has one, a given iteration budget). The caller (:func:`odrp.run.run_method`)
 times it and has the kind's evaluator re-score its solution. Heuristic modules declare their
 heuristics in a module-level tuple ``HEURISTICS``; the registry (:mod:`odrp.registry`) is the one
 place that collects them. Compiled instances carry ``kind`` (the kind's name), so one heuristic can
