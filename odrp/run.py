@@ -172,8 +172,8 @@ def heuristic_status(out: HeuristicOutcome, sense: Sense) -> Status:
     - a solution whose own objective meets the method's own proven bound: ``optimal``;
     - any other solution: ``feasible``;
     - no solution and an infinite bound (+inf for min, -inf for max): ``infeasible`` (proven);
-    - no solution otherwise: ``error`` (nothing found; a bound-only method says so in its message
-      and still reports its bound).
+    - no solution otherwise: ``no_solution`` (nothing found, which proves nothing; a bound-only
+      method says so in its message and still reports its bound).
     """
     if out.solution is not None:
         if out.bound is not None and out.objective is not None and agrees(out.objective, out.bound):
@@ -181,7 +181,7 @@ def heuristic_status(out: HeuristicOutcome, sense: Sense) -> Status:
         return "feasible"
     if out.bound is not None and out.bound == (math.inf if sense == "min" else -math.inf):
         return "infeasible"
-    return "error"
+    return "no_solution"
 
 
 def judge(
@@ -204,9 +204,10 @@ def judge(
     - ``verified`` is true only when the evaluator finds the solution feasible and its objective
       agrees with the method's own (or, for a method that does not score itself, when the
       evaluator finds it feasible).
-    - A heuristic whose placement the evaluator finds infeasible gets ``status: infeasible`` and
-      no objective (its solution is kept for inspection); an exact method keeps its solver status
-      and is simply not verified: a model whose optimum the evaluator rejects is a bug to see.
+    - A heuristic whose placement the evaluator finds infeasible gets ``status: no_solution`` and
+      no objective (its solution is kept for inspection; ``infeasible`` is kept for proofs); an exact
+      method keeps its solver status and is simply not verified: a model whose optimum the evaluator
+      rejects is a bug to see.
     """
     notes = [message] if message else []
     metrics: dict[str, Any] = {}
@@ -218,7 +219,7 @@ def judge(
         if not evaluation.feasible:
             notes.append("evaluator: infeasible: " + "; ".join(evaluation.violations))
             if method != "exact":
-                status, objective = "infeasible", None
+                status, objective = "no_solution", None
         elif not scores_itself:
             verified = True
             objective = evaluation.objective

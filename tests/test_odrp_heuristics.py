@@ -193,7 +193,7 @@ def test_infeasible_instances_give_no_solution():
     data["operators"][1]["service_rate"] = 4  # 10 t/s over at most 2 replicas of mu = 4
     for method in HEURISTICS:
         result = run_method(ODRP, load(data), method)
-        assert result.status == "error" and result.solution is None
+        assert result.status == "no_solution" and result.solution is None
         assert "stable" in result.message
 
 
@@ -235,7 +235,7 @@ def test_storm_default_is_odp_and_never_beats_the_odrp_optimum():
     optimum = run_method(ODRP, inst, "exact")
     assert storm.objective <= optimum.objective + 1e-9
     overloaded = run_method(ODRP, load(debs2015(80, "response_time")), "storm_default")
-    assert overloaded.status == "infeasible" and "partialRank" in overloaded.message
+    assert overloaded.status == "no_solution" and "partialRank" in overloaded.message  # not a proof
 
 
 def test_bad_heuristic_options_are_one_line_errors(run_cli, tmp_path):
@@ -266,7 +266,7 @@ def test_search_starts_from_a_random_placement_when_the_greedy_finds_none():
         "objective": {"weights": {"cost": 1}, "bounds": {"cost": [3, 4]}},
     }
     inst = load(data)
-    assert run_method(ODRP, inst, "odrp_greedy").status == "error"
+    assert run_method(ODRP, inst, "odrp_greedy").status == "no_solution"
     for method in ("odrp_local_search", "odrp_tabu"):
         result = run_method(ODRP, inst, method)
         assert result.verified and "started from a random placement" in result.message

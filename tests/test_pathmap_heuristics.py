@@ -67,7 +67,7 @@ def test_hand_instance_bound_and_methods():
     inst = load(copy.deepcopy(HAND), "hand")
     # bandwidth relaxed: S1-S3-S2 costs 0 + 1 = 1 < 2, so 1 + 0 + 1 + 2 = 4 (tests/pathmap_cases.py)
     bound = _run(inst, "multistage_bound")
-    assert bound.bound == pytest.approx(4.0) and bound.solution is None and bound.status == "error"
+    assert bound.bound == pytest.approx(4.0) and bound.solution is None and bound.status == "no_solution"
     assert "bound only" in bound.message
     exhaustive = _run(inst, "exhaustive_map")
     assert exhaustive.status == "optimal" and exhaustive.objective == pytest.approx(5.0) and exhaustive.verified
@@ -83,7 +83,7 @@ def test_infeasible_is_proven_by_exhaustive_and_by_the_bound():
     assert _run(inst, "exhaustive_map").status == "infeasible"
     assert _run(inst, "multistage_bound").status == "infeasible"
     result = _run(inst, "least_cost_map")
-    assert result.status == "error" and result.solution is None  # a heuristic finding nothing proves nothing
+    assert result.status == "no_solution" and result.solution is None  # a heuristic finding nothing proves nothing
 
 
 @pytest.mark.parametrize("seed", range(24))
@@ -160,4 +160,4 @@ def test_message_budget_stops_and_says_so():
     result = _run(inst, "exhaustive_map", max_messages=500)
     stats = result.metrics["method_stats"]
     assert stats["complete"] is False and result.bound is None
-    assert "budget" in result.message and result.status in ("feasible", "error")
+    assert "budget" in result.message and result.status in ("feasible", "no_solution")

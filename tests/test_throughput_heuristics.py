@@ -63,7 +63,7 @@ def test_storm_default_deals_tasks_round_robin_by_hand():
     assert result.verified and result.objective == pytest.approx(64.0, rel=1e-12)
 
 
-def test_storm_default_over_the_task_limit_is_reported_infeasible():
+def test_storm_default_over_the_task_limit_finds_no_solution():
     data = {
         "problem": "throughput",
         "components": [{"id": "spout", "parallelism": 3}],
@@ -71,7 +71,7 @@ def test_storm_default_over_the_task_limit_is_reported_infeasible():
         "profile": {"spout": {"t": {"exec_time": 1, "overhead": 2}}},
     }
     result = run_method(THROUGHPUT, load(data), "storm_default")
-    assert result.status == "infeasible" and not result.verified
+    assert result.status == "no_solution" and not result.verified  # a heuristic failing proves nothing
 
 
 def _cases():

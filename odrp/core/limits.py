@@ -37,7 +37,7 @@ from odrp.core.memory import gigabytes, memory_budget
 
 T = TypeVar("T")
 
-GRACE = 0.5
+GRACE = 0.8
 """Seconds the watchdog waits past the time limit before it kills the run."""
 
 HEADROOM = 256 * 1024**2

@@ -7,7 +7,18 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Status = Literal["optimal", "feasible", "infeasible", "time_limit", "error"]
+Status = Literal["optimal", "feasible", "no_solution", "infeasible", "time_limit", "error"]
+"""What a run established:
+
+- ``optimal``: a solution proven optimal (within the MIP gap asked for);
+- ``feasible``: a solution, not proven optimal;
+- ``no_solution``: a heuristic that found no feasible solution (none at all, or one the evaluator
+  rejects, kept for inspection): it proves nothing about the instance;
+- ``infeasible``: a proof that the instance has no feasible solution (an exact method, or a
+  heuristic that enumerated everything or bounds the objective at infinity);
+- ``time_limit``: the limit came first (with the incumbent and bound found so far, if any);
+- ``error``: the method failed (its message says how).
+"""
 Sense = Literal["max", "min"]
 
 #: The tolerance of the evaluator rule: a method's objective and the evaluator's agree when
