@@ -323,6 +323,10 @@ def _generate(args: argparse.Namespace, extra: list[str]) -> int:
         data = func(**params)
     except (ValueError, TypeError, OverflowError, ZeroDivisionError, MemoryError) as error:
         raise InputError("command line", name, f"valid generator parameters ({error})") from None
+    try:
+        kind.load(data, f"<{name}>")  # parameters that give an instance its kind refuses are refused here
+    except InputError as error:
+        raise InputError("command line", name, f"parameters whose instance is valid ({error})") from None
     text = json.dumps(data, indent=1)
     if args.out:
         _write(args.out, text + "\n", "--out")

@@ -58,3 +58,20 @@ def test_a_small_models_building_time_sets_no_pace():
     # a model of PACE_ITEMS items or more sets the pace: 2,000 items in 0.2 s, so 300 items in 0.03 s
     stats["rounds"].append({"items": 2 * PACE_ITEMS, "model_s": 0.2})
     assert _build_estimate(stats, 300, settings) == pytest.approx(300 * 0.2 / (2 * PACE_ITEMS))
+
+
+def test_an_empty_row_reaches_cbc():
+    """A P(rho) row without a column (a machine no component can use) made to_pyomo raise "a trivial
+    Boolean" (CBC's level-search workers failed on 10 x 10 seed 0); satisfied it is left out, violated
+    it makes the model infeasible."""
+    from odrp.core.solvers import solve
+    from odrp.kinds.throughput.exact.matrix import MatrixModel
+
+    model = MatrixModel(sense="max")
+    x = model.column(0, 3, integer=True, cost=1.0)
+    model.row({x: 1.0}, upper=2.0)
+    model.row({}, upper=5.0)  # 0 <= 5: no constraint
+    run = solve(model.to_pyomo(), "cbc", 10, 1e-6)
+    assert run.status == "optimal" and run.objective == 2.0
+    model.row({}, lower=1.0)  # 0 >= 1: infeasible
+    assert solve(model.to_pyomo(), "cbc", 10, 1e-6).status == "infeasible"

@@ -49,7 +49,9 @@ class OperatorSpec(Strict):
     id: str = Field(min_length=1)
     service_rate: PositiveFloat | None = Field(None, description="mu_i in tuples/s (M/M/1 latency)")
     latency: NonNegativeFloat | None = Field(None, description="fixed, load-independent latency in s")
-    max_replicas: int = Field(1, ge=1, description="k_i")
+    max_replicas: int = Field(
+        1, ge=1, le=1000, description="k_i (at most 1,000; beyond what the candidate nodes can hold, never used)"
+    )
     resources: PositiveFloat = Field(1.0, description="Res_i")
     cost: NonNegativeFloat = Field(1.0, description="C_i")
     candidates: list[str] | None = Field(None, description="V_res^i; default: every node")
@@ -359,7 +361,10 @@ def compile_spec(spec: OdrpSpec, source: str) -> OdrpInstance:
         nodes=tuple(nodes),
         service_rate=tuple(o.service_rate for o in spec.operators),
         fixed_latency=tuple(o.latency for o in spec.operators),
-        max_replicas=tuple(o.max_replicas for o in spec.operators),
+        max_replicas=tuple(
+            min(o.max_replicas, max(1, _fitting(o.resources, [spec.nodes[u].capacity for u in candidates[i]])))
+            for i, o in enumerate(spec.operators)
+        ),
         resources=tuple(o.resources for o in spec.operators),
         op_cost=tuple(o.cost for o in spec.operators),
         candidates=tuple(candidates),
@@ -399,3 +404,9 @@ def parse_solution(instance: OdrpInstance, data: Any, source: str = "<solution>"
 def solution_json(instance: OdrpInstance, placement: Placement) -> dict[str, Any]:
     """The solution JSON of a placement (operator and node ids, counts)."""
     return {"placement": counts_json(placement, instance.operators, instance.nodes)}
+
+
+def _fitting(resources: float, capacities: list[float]) -> int:
+    """How many replicas needing ``resources`` each the nodes of ``capacities`` can hold at once: the
+    most replicas any placement can use (k_i is lowered to it, which keeps every placement)."""
+    return sum(math.floor(capacity / resources + 1e-9) for capacity in capacities)

@@ -97,6 +97,11 @@ class MatrixModel:
         m.x = pyo.Var(cols, bounds=bounds, domain=domain)
         m.rows = pyo.ConstraintList()
         for coefficients, lo, hi in self.rows:
+            if not coefficients:  # an empty row is a constant, which Pyomo refuses as a constraint
+                if not lo <= 0.0 <= hi:  # a violated one makes the model infeasible: say so with a row
+                    m.zero = pyo.Var(bounds=(0, 0)) if not hasattr(m, "zero") else m.zero
+                    m.rows.add(m.zero >= 1)
+                continue
             body = sum(coef * m.x[j] for j, coef in coefficients.items())
             m.rows.add((None if lo == -math.inf else lo, body, None if hi == math.inf else hi))
         sense = pyo.maximize if self.sense == "max" else pyo.minimize
