@@ -26,6 +26,7 @@ def large():
 @pytest.mark.parametrize("solver", ["cpsat", "highs", "cbc"])
 @pytest.mark.parametrize("formulation", ["auto", "textbook"])
 def test_a_time_limit_is_kept_and_no_process_outlives_the_run(large, solver, formulation):
+    before = set(solver_child.descendants(os.getpid()))  # a Spark JVM of an earlier test may live on
     began = time.perf_counter()
     outcome = solve(large, solver, LIMIT, formulation=formulation)
     wall = time.perf_counter() - began
@@ -33,7 +34,7 @@ def test_a_time_limit_is_kept_and_no_process_outlives_the_run(large, solver, for
     assert outcome.run.status == "time_limit", outcome.run.message
     if formulation == "auto":  # the starts give an incumbent, the fluid LP a bound
         assert outcome.run.objective is not None and outcome.run.bound >= outcome.run.objective
-    assert solver_child.descendants(os.getpid()) == []
+    assert set(solver_child.descendants(os.getpid())) <= before
 
 
 def test_no_worker_process_starts_without_a_level_search(monkeypatch):
