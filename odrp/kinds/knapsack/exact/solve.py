@@ -120,12 +120,7 @@ def solve(
         symmetry=settings.symmetry,
         integer_auxiliaries=solver == "cpsat",
     )
-    stats: dict[str, Any] = {
-        "classes": family.n_classes,
-        "knapsacks": family.n_knapsacks,
-        "pairs": family.n_pairs,
-        **asdict(options),
-    }
+    stats: dict[str, Any] = {**_sizes(family), **asdict(options)}
     infeasible = _infeasible(family, solver, start, stats)
     if infeasible is not None:
         return infeasible
@@ -471,12 +466,7 @@ def _solve_textbook(
 ) -> ExactOutcome:
     """The textbook model of :mod:`.textbook`, solved by ``solver`` as it is (a warm start is its MIP start)."""
     family = textbook.family(instance)
-    stats: dict[str, Any] = {
-        "formulation": "textbook",
-        "classes": family.n_classes,
-        "knapsacks": family.n_knapsacks,
-        "pairs": family.n_pairs,
-    }
+    stats: dict[str, Any] = {"formulation": "textbook", **_sizes(family)}
     infeasible = _infeasible(family, solver, start, stats)
     if infeasible is not None:
         return infeasible
@@ -549,3 +539,8 @@ def _model(family: Family, options: Options, formulation: str, stats: dict[str, 
     stats["formulation"] = "compact"
     model = milp.build(family, options)
     return model, lambda m: milp.counts(m, family)
+
+
+def _sizes(family: Family) -> dict[str, int]:
+    """The family's size as every formulation records it in its stats."""
+    return {"classes": family.n_classes, "knapsacks": family.n_knapsacks, "pairs": family.n_pairs}
