@@ -64,7 +64,7 @@ def test_every_kind_has_its_page_or_heading_and_one_example():
     assert sorted(HAND) == sorted(KINDS)
     knapsack = (ROOT / "docs" / "kinds" / "knapsack.md").read_text()
     for kind in KINDS:
-        assert (ROOT / "docs" / "kinds" / f"{kind}.md").exists() or f"{{ #{kind} }}" in knapsack, kind
+        assert (ROOT / "docs" / "kinds" / f"{kind}.md").exists() or f"\n## `{kind}`: " in knapsack, kind
     assert all(solution is not None for _, _, solution in EXAMPLES)
 
 
