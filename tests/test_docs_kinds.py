@@ -1,10 +1,11 @@
-"""The example instances and solutions of the kind pages (docs/kinds/*.md) are right.
+"""The kind pages (docs/kinds/*.md): their examples are right and they miss no field, formulation or heuristic.
 
 Each kind's page shows one small instance (a ```json block with a ``problem`` field), an optimal
 solution of it (the next ```json block) and the optimum worked out by hand in the text. Here every
 example is loaded as ``odrp solve`` would load it, its solution is scored by the kind's evaluator, and
 the exact method solves it: both must give the optimum below, computed by hand as the page shows (the
-knapsack family's also by brute force).
+knapsack family's also by brute force). Every field of the kind's JSON Schema, every formulation and
+every heuristic that applies to the kind must be named on its page, so that the pages follow the code.
 """
 
 from __future__ import annotations
@@ -82,3 +83,40 @@ def test_the_example_and_its_solution_are_optimal(page, data, solution, tmp_path
     result = odrp.solve(instance, time_limit=60)
     assert (result.status, result.verified) == ("optimal", True), result.message
     assert result.objective == pytest.approx(HAND[kind], rel=1e-6)
+
+
+def page_of(kind: str) -> str:
+    """The text of the kind's page (the knapsack family's page for its six classic kinds)."""
+    path = ROOT / "docs" / "kinds" / f"{kind}.md"
+    return (path if path.exists() else ROOT / "docs" / "kinds" / "knapsack.md").read_text()
+
+
+def code_words(text: str) -> set[str]:
+    """Every identifier inside a `code span` of ``text``."""
+    return {word for span in re.findall(r"`([^`\n]+)`", text) for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span)}
+
+
+def schema_fields(schema: dict) -> set[str]:
+    """Every property name of a JSON Schema, nested ones and those of its definitions included."""
+    names: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return names
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_page_names_every_field_formulation_and_heuristic_of_its_kind(kind):
+    words = code_words(page_of(kind))
+    entry = KINDS[kind]
+    assert schema_fields(entry.schema()) - words == set()  # the instance format table misses no field
+    assert set(entry.formulations) - words == set()
+    assert set(odrp.methods(kind)) - {"exact"} - words == set()  # the heuristics that apply
