@@ -10,6 +10,7 @@ answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import logging
@@ -469,6 +470,7 @@ def _add_bench(sub: Any) -> None:
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
     p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
+    p.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
     p.set_defaults(handler=_bench)
 
 
@@ -506,6 +508,13 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             raise
         expected = f"a directory it can write, got {args.out!r} ({error.strerror})"
         raise InputError("command line", "--out", expected) from None
+    if args.json:
+        errors = [
+            {key: row[key] for key in ("instance_id", "method", "solver", "repeat", "message")}
+            for row in summary.errors
+        ]
+        print(json.dumps({"dataset": args.out, **summary.record(), "errors": errors}, default=str))
+        return 0
     ran = f"{_count(summary.ran, 'instance')} run" + (
         f", {summary.skipped} already in {args.out}" if summary.skipped else ""
     )
@@ -551,6 +560,7 @@ def _add_dataset(sub: Any) -> None:
     actions = p.add_subparsers(dest="action", required=True)
     verify = actions.add_parser("verify", help="every file against the manifest (SHA-256, rows); exit 2 if any differs")
     verify.add_argument("dir", help="dataset directory written by odrp bench")
+    verify.add_argument("--json", action="store_true", help="print the files, rows and findings as one JSON object")
     p.set_defaults(handler=_dataset)
 
 
@@ -560,10 +570,12 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
     result = verify(args.dir)
     for finding in result.findings:
         print(f"error: {finding.line(args.dir)}", file=sys.stderr)
-    if result.findings:
-        return 2
-    print(result.summary())
-    return 0
+    if args.json:
+        findings = [dataclasses.asdict(finding) for finding in result.findings]
+        print(json.dumps({"dataset": args.dir, "files": len(result.record), "rows": result.rows, "findings": findings}))
+    elif not result.findings:
+        print(result.summary())
+    return 2 if result.findings else 0
 
 
 if __name__ == "__main__":
