@@ -32,10 +32,14 @@ Readings where the paper is vague (our choices):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import networkx as nx
 
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.taskview import Node, Task, TaskView, TaskViewAdapter
@@ -45,25 +49,17 @@ RESOURCES = ("cpu", "memory", "bandwidth")
 
 def bfs_components(view: TaskView) -> list[str]:
     """Algorithm 2: components in breadth-first order from the spouts (children, then parents)."""
-    children: dict[str, list[str]] = {c: [] for c in view.components}
-    parents: dict[str, list[str]] = {c: [] for c in view.components}
-    for a, b, _ in view.edges:
-        children[a].append(b)
-        parents[b].append(a)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(view.components)
+    graph.add_edges_from((a, b) for a, b, _ in view.edges)
+
+    def neighbours(comp: str) -> Iterator[str]:
+        return itertools.chain(graph.successors(comp), graph.predecessors(comp))
+
     order: list[str] = []
-    visited: set[str] = set()
     for root in (*view.spouts, *view.components):
-        if root in visited:
-            continue
-        visited.add(root)
-        queue = deque([root])
-        while queue:
-            comp = queue.popleft()
-            order.append(comp)
-            for neighbour in (*children[comp], *parents[comp]):
-                if neighbour not in visited:
-                    visited.add(neighbour)
-                    queue.append(neighbour)
+        if root not in order:  # a component not reached from an earlier root starts a traversal of its own
+            order += [root, *(comp for _, comp in nx.generic_bfs_edges(graph, root, neighbours))]
     return order
 
 

@@ -109,7 +109,7 @@ class Etg:
 def first_assignment(inst: ThroughputInstance, r0: float) -> Etg | None:
     """Algorithm 1: one instance of every component on its least-TCU machine at R_0 (None if one fits nowhere)."""
     etg = Etg(inst)
-    for c in _topological(inst):
+    for c in inst.topological_order:
         options = []
         for w in range(inst.n_machines):
             tcu = etg.tcu(c, w, r0, instances=1)
@@ -169,23 +169,6 @@ def maximize_throughput(
     if final is None:
         return etg, None, iterations
     return final[0], final[1], iterations
-
-
-def _topological(inst: ThroughputInstance) -> list[int]:
-    order: list[int] = []
-    indegree = [0] * inst.n_components
-    for _, b in inst.edges:
-        indegree[b] += 1
-    ready = [c for c in range(inst.n_components) if indegree[c] == 0]
-    while ready:
-        c = ready.pop(0)
-        order.append(c)
-        for a, b in inst.edges:
-            if a == c:
-                indegree[b] -= 1
-                if indegree[b] == 0:
-                    ready.append(b)
-    return order
 
 
 def hetero_greedy(

@@ -10,6 +10,7 @@ answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import logging
@@ -17,28 +18,40 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from odrp import __version__
 from odrp.core.errors import InputError
+from odrp.core.generator import flag as parameter_flag
+from odrp.core.generator import split_parameter
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "generate":
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    argv = sys.argv[1:] if argv is None else argv
     try:
+        args, extra = _parser().parse_known_args(argv)
+        if extra and args.command != "generate":
+            raise InputError("command line", extra[0], f"a known option (see odrp {args.command} --help)")
         return args.handler(args, extra)
     except InputError as error:
         print(f"error: {error}", file=sys.stderr)
-        if getattr(args, "json", False):  # a script reading stdout gets the error as one JSON object
+        if "--json" in argv:  # a script reading stdout gets the error as one JSON object
             print(json.dumps({"error": str(error), "file": error.source, "field": error.field or None}))
         return 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are bad input like any other: one line, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        field, expected = "", message
+        if message.startswith("argument ") and ": " in message:  # "argument --time-limit: invalid float value"
+            field, expected = message.removeprefix("argument ").split(": ", 1)
+        raise InputError("command line", field, f"{expected} (see {self.prog} --help)")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="odrp", description="Exact operator placement for stream processing, and heuristics against it."
     )
     parser.add_argument("--version", action="version", version=f"odrp {__version__}")
@@ -306,7 +319,7 @@ def _generate(args: argparse.Namespace, extra: list[str]) -> int:
     if args.list:
         for name, func in kind.generators.items():
             params = ", ".join(
-                f"--{p.name.replace('_', '-')} {p.default!r}"
+                f"{parameter_flag(p.name)} {p.default!r}"
                 for p in inspect.signature(func).parameters.values()
                 if p.name != "seed"
             )
@@ -322,6 +335,9 @@ def _generate(args: argparse.Namespace, extra: list[str]) -> int:
     try:
         data = func(**params)
     except (ValueError, TypeError, OverflowError, ZeroDivisionError, MemoryError) as error:
+        named = split_parameter(error, inspect.signature(func).parameters) if isinstance(error, ValueError) else None
+        if named is not None:
+            raise InputError("command line", parameter_flag(named[0]), named[1]) from None
         raise InputError("command line", name, f"valid generator parameters ({error})") from None
     try:
         kind.load(data, f"<{name}>")  # parameters that give an instance its kind refuses are refused here
@@ -345,10 +361,10 @@ def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
         if not flag.startswith("--") or not items:
             raise InputError("command line", flag, "generator parameters as --name value pairs")
         key = flag[2:].replace("-", "_")
-        if key == "weights":
+        if key == "weights":  # the old name, kept as an alias
             key = "weights_profile"
         if key not in signature or key == "seed":
-            known = ", ".join("--" + p.replace("_", "-") for p in signature if p != "seed")
+            known = ", ".join(parameter_flag(p) for p in signature if p != "seed")
             raise InputError("command line", flag, f"a parameter of this generator ({known})")
         raw = items.pop(0)
         default = signature[key].default
@@ -454,6 +470,7 @@ def _add_bench(sub: Any) -> None:
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
     p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
+    p.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
     p.set_defaults(handler=_bench)
 
 
@@ -491,6 +508,13 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             raise
         expected = f"a directory it can write, got {args.out!r} ({error.strerror})"
         raise InputError("command line", "--out", expected) from None
+    if args.json:
+        errors = [
+            {key: row[key] for key in ("instance_id", "method", "solver", "repeat", "message")}
+            for row in summary.errors
+        ]
+        print(json.dumps({"dataset": args.out, **summary.record(), "errors": errors}, default=str))
+        return 0
     ran = f"{_count(summary.ran, 'instance')} run" + (
         f", {summary.skipped} already in {args.out}" if summary.skipped else ""
     )
@@ -536,6 +560,7 @@ def _add_dataset(sub: Any) -> None:
     actions = p.add_subparsers(dest="action", required=True)
     verify = actions.add_parser("verify", help="every file against the manifest (SHA-256, rows); exit 2 if any differs")
     verify.add_argument("dir", help="dataset directory written by odrp bench")
+    verify.add_argument("--json", action="store_true", help="print the files, rows and findings as one JSON object")
     p.set_defaults(handler=_dataset)
 
 
@@ -545,10 +570,12 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
     result = verify(args.dir)
     for finding in result.findings:
         print(f"error: {finding.line(args.dir)}", file=sys.stderr)
-    if result.findings:
-        return 2
-    print(result.summary())
-    return 0
+    if args.json:
+        findings = [dataclasses.asdict(finding) for finding in result.findings]
+        print(json.dumps({"dataset": args.dir, "files": len(result.record), "rows": result.rows, "findings": findings}))
+    elif not result.findings:
+        print(result.summary())
+    return 2 if result.findings else 0
 
 
 if __name__ == "__main__":

@@ -390,7 +390,7 @@ class Simulation:
         for e, link in enumerate(self.platform.links):
             self.direct[(link.u, link.v)] = self.direct[(link.v, link.u)] = e
         n = self.platform.n
-        graph = nx.Graph()
+        self.graph = graph = nx.Graph()
         graph.add_nodes_from(range(n))
         graph.add_edges_from((link.u, link.v) for link in self.platform.links)
         hops = config.max_null + 1
@@ -599,19 +599,19 @@ class Simulation:
     def dedicated_route(self, flow: Flow) -> list[int] | None:
         """Fewest-hop dedicated path u -> v of at most max_null + 1 links with room for the flow."""
         p, ledger = self.platform, self.ledger
-        frontier: list[tuple[int, list[int]]] = [(flow.u, [])]
-        seen = {flow.u}
-        for _ in range(self.config.max_null + 1):
-            nxt = []
-            for node, route in frontier:
-                for other, e in self.adjacency[node]:
-                    if other in seen or ledger.link[e] + flow.rate > p.links[e].bandwidth + EPS:
-                        continue
-                    if other == flow.v:
-                        return [*route, e]
-                    seen.add(other)
-                    nxt.append((other, [*route, e]))
-            frontier = nxt
+        reached_by: dict[int, int] = {}  # a server -> the link breadth-first search first reached it by
+
+        def open_links(node: int) -> Iterator[int]:
+            for other, e in self.adjacency[node]:
+                if ledger.link[e] + flow.rate <= p.links[e].bandwidth + EPS:
+                    reached_by.setdefault(other, e)
+                    yield other
+
+        routes: dict[int, list[int]] = {flow.u: []}
+        for node, other in nx.generic_bfs_edges(self.graph, flow.u, open_links, self.config.max_null + 1):
+            routes[other] = [*routes[node], reached_by[other]]
+            if other == flow.v:
+                return routes[other]
         return None
 
     def progress(self, task: RunningTask) -> None:

@@ -23,6 +23,8 @@ import math
 import random
 from typing import Any
 
+from odrp.core.generator import at_least
+
 # ------------------------------------------------------------------------- classic kinds
 
 
@@ -81,7 +83,7 @@ def mkp(
 def gap(seed: int = 1, agents: int = 5, jobs: int = 15, gap_type: str = "d", sense: str = "min") -> dict[str, Any]:
     """A generalized assignment problem of Chu and Beasley's type C or D."""
     if gap_type not in ("c", "d"):
-        raise ValueError(f"type: expected c or d, got {gap_type!r}")
+        raise ValueError(f"gap_type: expected c or d, got {gap_type!r}")
     if sense not in ("min", "max"):
         raise ValueError(f"sense: expected min or max, got {sense!r}")
     rng = random.Random(seed)
@@ -312,8 +314,7 @@ def qm3dkp(
     edge weights in [10, 100]. Node memory is scaled so that the tasks fill ``load`` of the cluster's
     memory (at least one task of each kind fits on a node); CPU and bandwidth are R-Storm's 100.
     """
-    if components < 1 or max_parallelism < 1 or racks < 1 or nodes_per_rack < 1:
-        raise ValueError("components, max_parallelism, racks and nodes_per_rack must be >= 1")
+    at_least(1, components=components, max_parallelism=max_parallelism, racks=racks, nodes_per_rack=nodes_per_rack)
     if not 0 < load <= 1:
         raise ValueError(f"load: expected 0 < load <= 1, got {load}")
     rng = random.Random(seed)

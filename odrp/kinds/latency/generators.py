@@ -40,6 +40,8 @@ import itertools
 import random
 from typing import Any
 
+import networkx as nx
+
 from odrp.kinds.latency.coordinates import SpringSettings, estimate_coordinates, noisy_measurements
 from odrp.kinds.latency.instance import load as load_instance
 
@@ -139,19 +141,11 @@ def random_operations(rng: random.Random, operations: int) -> tuple[list[str], l
 
 def add_cycle(rng: random.Random, names: list[str], edges: list[tuple[str, str]]) -> tuple[str, str]:
     """Add one edge from an inner operation to one of its inner ancestors (a cycle); return it."""
-    successors: dict[str, list[str]] = {n: [] for n in names}
-    for a, b in edges:
-        successors[a].append(b)
+    graph = nx.DiGraph(edges)
     inner = names[1:-1]
     pairs = []
     for y in inner:
-        seen, stack = set(), list(successors[y])
-        while stack:
-            x = stack.pop()
-            if x not in seen:
-                seen.add(x)
-                stack.extend(successors[x])
-        pairs += [(x, y) for x in sorted(seen) if x in inner and (x, y) not in edges]
+        pairs += [(x, y) for x in sorted(nx.descendants(graph, y)) if x in inner and (x, y) not in edges]
     if not pairs:
         raise ValueError("cycle: the topology needs two inner operations in sequence (try more operations)")
     edge = pairs[rng.randrange(len(pairs))]

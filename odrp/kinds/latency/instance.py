@@ -36,9 +36,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+import networkx as nx
 from pydantic import ConfigDict, Field, NonNegativeFloat
 
 from odrp.core.errors import InputError
+from odrp.core.graph import digraph
 from odrp.core.kind import Strict, require, require_unique, validate
 
 NAME = "latency"
@@ -218,58 +220,27 @@ def compile_spec(spec: LatencySpec, source: str) -> LatencyInstance:
 
 def dfs_back_edges(ops: list[str], edges: list[tuple[int, int]]) -> list[int]:
     """Indices of the back edges of the depth-first search described in the module docstring."""
-    n = len(ops)
-    successors: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    has_input = [False] * n
-    for e, (i, j) in enumerate(edges):
-        successors[i].append((j, e))
-        has_input[j] = True
-    for out in successors:
-        out.sort(key=lambda pair: ops[pair[0]])
-    by_id = sorted(range(n), key=lambda i: ops[i])
-    roots = [i for i in by_id if not has_input[i]] + [i for i in by_id if has_input[i]]
-    state = [0] * n  # 0 unvisited, 1 on the current path, 2 done
+    index = {edge: e for e, edge in enumerate(edges)}
+    has_input = {j for _, j in edges}
+    by_id = sorted(range(len(ops)), key=lambda i: ops[i])
+    graph = nx.DiGraph()
+    graph.add_nodes_from([i for i in by_id if i not in has_input] + [i for i in by_id if i in has_input])  # roots
+    graph.add_edges_from(edges)
+    on_path: set[int] = set()
     back: list[int] = []
-    for root in roots:
-        if state[root]:
-            continue
-        state[root] = 1
-        stack = [(root, iter(successors[root]))]
-        while stack:
-            node, remaining = stack[-1]
-            step = next(remaining, None)
-            if step is None:
-                state[node] = 2
-                stack.pop()
-                continue
-            j, e = step
-            if state[j] == 1:
-                back.append(e)
-            elif state[j] == 0:
-                state[j] = 1
-                stack.append((j, iter(successors[j])))
+    for i, j, label in nx.dfs_labeled_edges(graph, sort_neighbors=lambda out: sorted(out, key=ops.__getitem__)):
+        if label == "forward":
+            on_path.add(j)
+        elif label == "reverse":
+            on_path.discard(j)
+        elif label == "nontree" and j in on_path:
+            back.append(index[i, j])
     return sorted(back)
 
 
 def _topological_order(n: int, edges: list[tuple[int, int]]) -> tuple[int, ...]:
     """Kahn's algorithm, smallest index first among the ready operators."""
-    indegree = [0] * n
-    successors: list[list[int]] = [[] for _ in range(n)]
-    for i, j in edges:
-        successors[i].append(j)
-        indegree[j] += 1
-    ready = [i for i in range(n) if indegree[i] == 0]
-    order: list[int] = []
-    while ready:
-        i = min(ready)
-        ready.remove(i)
-        order.append(i)
-        for j in successors[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                ready.append(j)
-    assert len(order) == n, "latency edges must form a DAG"
-    return tuple(order)
+    return tuple(nx.lexicographical_topological_sort(digraph(n, edges)))
 
 
 def _derive_events(spec: LatencySpec, edges: list[tuple[int, int]], back_edges: list[int], source: str) -> list[float]:

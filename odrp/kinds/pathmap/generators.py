@@ -37,6 +37,7 @@ from typing import Any
 
 import networkx as nx
 
+from odrp.core.generator import at_least
 from odrp.kinds.pathmap.instance import load
 from odrp.kinds.pathmap.routes import pair_routes
 
@@ -115,8 +116,9 @@ def ba_instance(
     routable: bool = True,
 ) -> dict[str, Any]:
     """Section 4.2: a BA dedicated network and a chain of ``components`` services (see the module)."""
-    if servers < 2 or attachment < 1 or attachment >= servers:
-        raise ValueError(f"servers >= 2 and 1 <= attachment < servers, got {servers} and {attachment}")
+    at_least(2, servers=servers)
+    if not 1 <= attachment < servers:
+        raise ValueError(f"attachment: expected 1 <= attachment < servers = {servers}, got {attachment}")
     rng = random.Random(seed)
     graph = nx.barabasi_albert_graph(servers, attachment, seed=rng.randrange(2**31))
     types = service_names()
@@ -184,8 +186,7 @@ def bimodal_instance(
     """Section 6.1: one task on the platform's network (``network``: dedicated | public | bimodal)."""
     if network not in ("dedicated", "public", "bimodal"):
         raise ValueError(f"network: expected dedicated, public or bimodal, got {network!r}")
-    if servers < 2:
-        raise ValueError(f"servers >= 2, got {servers}")
+    at_least(2, servers=servers)
     rng = random.Random(seed)
     edges = preferential_links(servers, dedicated_links, rng)
     degree = [0] * servers

@@ -17,6 +17,7 @@ import math
 import random
 from typing import Any
 
+from odrp.core.generator import at_least
 from odrp.kinds.replication.instance import OdrpSpec, compile_spec
 
 WEIGHT_PROFILES: dict[str, dict[str, float]] = {
@@ -30,7 +31,7 @@ WEIGHT_PROFILES: dict[str, dict[str, float]] = {
 
 def weights(profile: str) -> dict[str, float]:
     if profile not in WEIGHT_PROFILES:
-        raise ValueError(f"weights: expected one of {', '.join(WEIGHT_PROFILES)}, got {profile!r}")
+        raise ValueError(f"weights_profile: expected one of {', '.join(WEIGHT_PROFILES)}, got {profile!r}")
     return {m: WEIGHT_PROFILES[profile].get(m, 0.0) for m in ("response_time", "availability", "cost", "network")}
 
 
@@ -141,8 +142,7 @@ def random_instance(
     about 35 ms by the distance of random points; links are 99.9% available with probability 0.3
     and cost up to 0.002 per tuple.
     """
-    if operators < 1 or nodes < 1 or max_replicas < 1 or slots < 1:
-        raise ValueError("operators, nodes, max_replicas and slots must be at least 1")
+    at_least(1, operators=operators, nodes=nodes, max_replicas=max_replicas, slots=slots)
     if pinned not in ("endpoints", "source", "none"):
         raise ValueError(f"pinned: expected endpoints, source or none, got {pinned!r}")
     rng = random.Random(seed)

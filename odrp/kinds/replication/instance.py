@@ -33,8 +33,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+import networkx as nx
 from pydantic import ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
+from odrp.core.graph import digraph, require_acyclic
 from odrp.core.kind import Strict, counts_json, parse_counts, require, require_unique, validate
 
 NAME = "odrp"
@@ -185,19 +187,14 @@ class OdrpInstance:
         return tuple(tuple(x) for x in out)
 
     @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The application graph: operators 0..n-1, an edge per stream carrying its ``index``."""
+        return digraph(self.n_operators, ((st.source, st.target) for st in self.streams))
+
+    @cached_property
     def topological_order(self) -> tuple[int, ...]:
-        indegree = [len(x) for x in self.incoming]
-        ready = [i for i, d in enumerate(indegree) if d == 0]
-        order: list[int] = []
-        while ready:
-            i = ready.pop(0)
-            order.append(i)
-            for s in self.outgoing[i]:
-                j = self.streams[s].target
-                indegree[j] -= 1
-                if indegree[j] == 0:
-                    ready.append(j)
-        return tuple(order)
+        """Sources by index, then operators in the order their last incoming stream is passed (Kahn's FIFO)."""
+        return tuple(nx.topological_sort(self.graph))
 
     @cached_property
     def sinks(self) -> tuple[int, ...]:
@@ -382,12 +379,7 @@ def compile_spec(spec: OdrpSpec, source: str) -> OdrpInstance:
         bounds=bounds,
         spec=spec.model_dump(by_alias=True, exclude_none=True),
     )
-    require(
-        len(instance.topological_order) == len(ops),
-        source,
-        "streams",
-        "an acyclic graph of operators (found a cycle)",
-    )
+    require_acyclic(instance.graph, ops, source, "streams", "operators")
     return instance
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from odrp.core.generator import at_least
+
 TYPES = ("pentium", "i3", "i5")
 """The paper's machine types (its Table 2), slowest first."""
 
@@ -78,8 +80,7 @@ def micro_benchmark(shape: str = "linear", per_type: int = 1, max_tasks: int = M
     """The paper's Micro-Benchmark topology ``shape`` on ``per_type`` Pentium, Core i3 and Core i5 machines."""
     if shape not in MICRO:
         raise ValueError(f"shape: expected one of {', '.join(MICRO)}, got {shape!r}")
-    if per_type < 1:
-        raise ValueError("per_type must be at least 1")
+    at_least(1, per_type=per_type)
     kinds, edges = MICRO[shape]
     types = [t for t in TYPES for _ in range(per_type)]
     return {
@@ -165,14 +166,13 @@ def random_instance(
     high) are drawn uniformly; alphas uniformly in [0.7, 1.3] (one decimal); every profile entry is
     the kind's entry in :data:`PROFILE` times a factor in [1 - jitter, 1 + jitter].
     """
-    if components < 1 or machines < 1 or max_tasks < 1:
-        raise ValueError("components, machines and max_tasks must be at least 1")
+    at_least(1, components=components, machines=machines, max_tasks=max_tasks)
     type_list = [t.strip() for t in types.split(",") if t.strip()]
     unknown = [t for t in type_list if t not in TYPES]
     if not type_list or unknown:
         raise ValueError(f"types: a comma-separated list of {', '.join(TYPES)}, got {types!r}")
     if not 0 <= jitter < 1:
-        raise ValueError("jitter must be in [0, 1)")
+        raise ValueError(f"jitter: expected 0 <= jitter < 1, got {jitter}")
     rng = random.Random(seed)
     sources, edges = _shape_edges(shape, components, rng)
     kinds: dict[str, str] = {}

@@ -36,8 +36,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+import networkx as nx
 from pydantic import Field, NonNegativeFloat
 
+from odrp.core.graph import digraph, require_acyclic
 from odrp.core.kind import Strict, counts_json, parse_counts, require, require_unique, validate
 
 NAME = "throughput"
@@ -126,6 +128,11 @@ class ThroughputInstance:
         return len(self.machines)
 
     @cached_property
+    def topological_order(self) -> tuple[int, ...]:
+        """Sources by index, then components in the order their last incoming edge is passed (Kahn's FIFO)."""
+        return tuple(nx.topological_sort(digraph(self.n_components, self.edges)))
+
+    @cached_property
     def sources(self) -> tuple[int, ...]:
         targets = {b for _, b in self.edges}
         return tuple(c for c in range(self.n_components) if c not in targets)
@@ -185,9 +192,9 @@ def compile_spec(spec: ThroughputSpec, source: str) -> ThroughputInstance:
         require(a != b, source, f"edges[{e}]", f"an edge between two components, got {a!r} -> itself")
         require((index[a], index[b]) not in edges, source, f"edges[{e}]", f"one edge {a!r} -> {b!r}, it repeats")
         edges.append((index[a], index[b]))
-    order = _topological_order(len(comps), edges)
-    require(order is not None, source, "edges", "an acyclic graph of components (found a cycle)")
-    assert order is not None
+    graph = digraph(len(comps), edges)
+    require_acyclic(graph, comps, source, "edges", "components")
+    order = nx.topological_sort(graph)
     load_factor = [0.0] * len(comps)
     has_input = {b for _, b in edges}
     for c in order:
@@ -257,23 +264,6 @@ def compile_spec(spec: ThroughputSpec, source: str) -> ThroughputInstance:
         f"times its input is 0 ({_describe(instance, witness)}) within every overhead and task limit",
     )
     return instance
-
-
-def _topological_order(n: int, edges: list[tuple[int, int]]) -> list[int] | None:
-    indegree = [0] * n
-    for _, b in edges:
-        indegree[b] += 1
-    ready = [c for c in range(n) if indegree[c] == 0]
-    order: list[int] = []
-    while ready:
-        c = ready.pop(0)
-        order.append(c)
-        for a, b in edges:
-            if a == c:
-                indegree[b] -= 1
-                if indegree[b] == 0:
-                    ready.append(b)
-    return order if len(order) == n else None
 
 
 def rate_free_placement(inst: ThroughputInstance) -> list[int] | None:

@@ -69,9 +69,11 @@ import itertools
 import math
 from typing import Any
 
+import networkx as nx
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
+from odrp.core.graph import digraph
 from odrp.core.kind import require
 from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.exact.settings import LatencySettings
@@ -295,17 +297,7 @@ def interchangeable_supervisors(inst: LatencyInstance) -> list[list[int]]:
 
 def components(inst: LatencyInstance) -> int:
     """Connected components of the topology, edges taken undirected."""
-    parent = list(range(inst.n_operators))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in inst.edges:
-        parent[root(i)] = root(j)
-    return len({root(i) for i in range(inst.n_operators)})
+    return nx.number_weakly_connected_components(digraph(inst.n_operators, inst.edges))
 
 
 def assignment(model: pyo.ConcreteModel, inst: LatencyInstance) -> list[int]:

@@ -33,6 +33,7 @@ import logging
 import math
 from collections import Counter
 
+import networkx as nx
 import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
@@ -49,20 +50,16 @@ def multisets(inst: OdrpInstance, i: int) -> list[Multiset]:
 
 
 def source_sink_paths(inst: OdrpInstance) -> list[tuple[list[int], list[int]]]:
-    """Every source-to-sink path of the application graph (Pi_dsp): its operators and its streams."""
+    """Every source-to-sink path of the application graph (Pi_dsp): its operators and its streams.
+
+    Sources by index, each one's paths depth first, streams in their order.
+    """
+    graph, sinks = inst.graph, set(inst.sinks)
     paths: list[tuple[list[int], list[int]]] = []
-
-    def extend(operators: list[int], streams: list[int]) -> None:
-        last = operators[-1]
-        if not inst.outgoing[last]:
-            paths.append((operators, streams))
-            return
-        for s in inst.outgoing[last]:
-            extend([*operators, inst.streams[s].target], [*streams, s])
-
     for i in range(inst.n_operators):
         if not inst.incoming[i]:
-            extend([i], [])
+            for edges in nx.all_simple_edge_paths(graph, i, sinks):
+                paths.append(([i, *(v for _, v in edges)], [graph.edges[e]["index"] for e in edges]))
     return paths
 
 
