@@ -92,8 +92,8 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
 
     h = table.loc["h"]
     # 3 instances, 6 runs, 1 error; runs on instances with an optimum: I1 x 2, I2 x 2; optimal: I1/1
-    assert (h.instances, h.runs, h.errors, h.optimal, h.comparable) == (3, 6, 1, 1, 4)
-    assert h.optimal_share == 0.25
+    assert (h.instances, h.runs, h.error, h.at_optimum, h.comparable) == (3, 6, 1, 1, 4)
+    assert h.at_optimum_share == 0.25
     # gaps [0.25, 0, 0.2]: mean 0.45 / 3 = 0.15, median 0.2, p95 at position 0.95 x 2 = 1.9 of
     # [0, 0.2, 0.25]: 0.2 + 0.9 x 0.05 = 0.245, max 0.25
     assert h.gap_mean == pytest.approx(0.15)
@@ -108,14 +108,14 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
 
     cbc = table.loc["exact/cbc"]
     # comparable I1 (optimal) and I2 (time limit, gap 0.1): 1/2; gaps [0, 0.1]
-    assert (cbc.instances, cbc.runs, cbc.errors, cbc.optimal, cbc.comparable) == (3, 3, 1, 1, 2)
+    assert (cbc.instances, cbc.runs, cbc.error, cbc.at_optimum, cbc.comparable) == (3, 3, 1, 1, 2)
     assert (cbc.gap_mean, cbc.gap_median, cbc.gap_max) == pytest.approx((0.05, 0.05, 0.1))
     assert cbc.gap_p95 == pytest.approx(0.095)  # 0 + 0.95 x 0.1
     assert cbc.runtime_mean == pytest.approx(14.5 / 3)  # (4 + 10 + 0.5) / 3
     assert cbc.speedup == pytest.approx(math.sqrt(0.5 * 0.1))  # 2/4 and 1/10
 
     highs = table.loc["exact/highs"]
-    assert (highs.optimal, highs.comparable, highs.gap_max) == (2, 2, 0.0)
+    assert (highs.at_optimum, highs.comparable, highs.gap_max) == (2, 2, 0.0)
     assert highs.runtime_mean == pytest.approx(13 / 3)
     assert highs.speedup == pytest.approx(1.0)  # the fastest proof on both instances
 
@@ -151,7 +151,7 @@ def test_read_merges_problems_with_different_parameter_columns(hand_dataset):
 
 def test_report_through_the_cli(run_cli, hand_dataset):
     proc = run_cli("report", str(hand_dataset), check=True)
-    assert "odrp: gap to the proven optimum" in proc.stdout
+    assert "odrp / hand: gap to the proven optimum" in proc.stdout
     assert "1/4 (25.00%)" in proc.stdout and "24.50%" in proc.stdout and "79.4x" in proc.stdout
     assert "2 with a proven optimum" in proc.stdout and "1 without a proof" in proc.stdout
     assert (hand_dataset / "report" / "index.html").exists()

@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from odrp.bench import dataset, verify
+from odrp.bench import dataset, export, tables, verify
 from odrp.bench.tables import (
     HEADERS,
     counts_line,
@@ -44,7 +45,6 @@ from odrp.bench.tables import (
     method_order,
     optimum_counts,
     quantile,
-    summary_table,
 )
 
 __all__ = ["profile_steps", "quantile", "report"]  # quantile: the tables' own, re-exported for older callers
@@ -52,7 +52,8 @@ __all__ = ["profile_steps", "quantile", "report"]  # quantile: the tables' own, 
 
 @dataclass
 class Report:
-    """The report of one dataset: a table per problem, and the files written."""
+    """The report of one dataset: its tables (:func:`odrp.bench.tables.study_tables`, per problem the
+    rows of its studies and ``--by`` values), and the files written."""
 
     tables: dict[str, pd.DataFrame]
     optimum_counts: dict[str, dict[str, int]]
@@ -60,6 +61,7 @@ class Report:
     out: Path
     pictures: dict[str, list[Path]] = field(default_factory=dict)
     html: Path | None = None
+    exports: list[Path] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------------- pictures
@@ -143,18 +145,22 @@ def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str)
 # ------------------------------------------------------------------------------------ report
 
 
-def report(out: str | Path, report_dir: str | Path | None = None) -> Report:
-    """Tables, pictures and the HTML page of the dataset in ``out`` (pictures in ``report_dir``)."""
+def report(
+    out: str | Path, report_dir: str | Path | None = None, by: Sequence[str] = (), formats: Sequence[str] = ()
+) -> Report:
+    """Tables, pictures and the HTML page of the dataset in ``out`` (pictures in ``report_dir``); the
+    tables per study and per value of each ``by`` parameter, also written in each of ``formats``."""
     out = Path(out)
     verify.require_intact(out)
     frame = dataset.read(out)
+    summary = tables.study_tables(frame, by)  # an unknown --by name is bad input before any file is written
     target = Path(report_dir) if report_dir is not None else out / "report"
     with dataset.directory(*_root_and_parts(out, target)):  # a linked DIR/report is refused before any work
         pass
     result = Report(tables={}, optimum_counts={}, errors=frame[frame["status"] == "error"], out=target)
     for problem in sorted(frame["problem"].unique()):
         rows = frame[frame["problem"] == problem]
-        result.tables[problem] = summary_table(rows)
+        result.tables[problem] = summary[summary["problem"] == problem].drop(columns="problem").reset_index(drop=True)
         result.optimum_counts[problem] = optimum_counts(rows)
         size_label = str(rows["size_label"].dropna().iloc[0]) if rows["size_label"].notna().any() else "size"
         result.pictures[problem] = [
@@ -165,8 +171,9 @@ def report(out: str | Path, report_dir: str | Path | None = None) -> Report:
             ),
         ]
     if result.tables:
-        summary = pd.concat([t.assign(problem=p) for p, t in result.tables.items()]).to_csv(index=False)
-        _write(target / "summary.csv", summary.encode())
+        _write(target / "summary.csv", summary.to_csv(index=False).encode())
+        for name, text in export.summary_files(summary, formats).items():
+            result.exports.append(_write(target / name, text.encode()))
     result.html = write_html(result, out)
     return result
 
@@ -181,12 +188,13 @@ def print_report(result: Report, console: Any = None) -> None:
     if not result.tables:
         console.print("the dataset has no rows yet")
     for problem, table in result.tables.items():
-        view = Table(title=f"{problem}: gap to the proven optimum, per method")
-        for header in HEADERS:
-            view.add_column(header, justify="left" if header == "method" else "right")
-        for row in formatted(table):
-            view.add_row(*row)
-        console.print(view)
+        for key, group in tables.split(table.assign(problem=problem)):
+            view = Table(title=f"{tables.group_title(key)}: gap to the proven optimum, per method")
+            for header in tables.CONSOLE_HEADERS:
+                view.add_column(header, justify="left" if header in ("method", "statuses") else "right")
+            for row in tables.compact(group):
+                view.add_row(*row)
+            console.print(view)
         console.print(counts_line(result.optimum_counts[problem]))
     if len(result.errors):
         console.print(f"[bold red]{len(result.errors)} error rows[/] (every message on the HTML page):")
@@ -194,6 +202,8 @@ def print_report(result: Report, console: Any = None) -> None:
             label = method_label(row.method, row.solver)
             console.print(f"  {row.instance_id} {label} repeat {row.repeat}: {row.message}")
     console.print(f"report: {result.html}")
+    if result.exports:
+        console.print("tables: " + ", ".join(str(p) for p in result.exports))
     for problem, pictures in result.pictures.items():
         console.print(f"pictures ({problem}): " + ", ".join(str(p) for p in pictures))
 
@@ -208,11 +218,13 @@ def write_html(result: Report, out: Path) -> Path:
         f"<h1>Benchmark report</h1><p>dataset: <code>{esc(str(out.resolve()))}</code></p>",
     ]
     for problem, table in result.tables.items():
-        parts.append(f"<h2>{esc(problem)}</h2><p>{esc(counts_line(result.optimum_counts[problem]))}</p><table>")
-        parts.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + "</tr>")
-        for row in formatted(table):
-            parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
-        parts.append("</table>")
+        parts.append(f"<h2>{esc(problem)}</h2><p>{esc(counts_line(result.optimum_counts[problem]))}</p>")
+        for key, group in tables.split(table.assign(problem=problem)):
+            parts.append(f"<h3>{esc(tables.group_title(key))}</h3><table>")
+            parts.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + "</tr>")
+            for row in formatted(group):
+                parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
+            parts.append("</table>")
         for picture in result.pictures[problem]:
             parts.append(f"<img src='{esc(picture.name)}' alt='{esc(picture.stem)}'>")
     parts.append(f"<h2>Error rows ({len(result.errors)})</h2>")
