@@ -7,7 +7,8 @@ import math
 import pytest
 
 from odrp.bench import dataset
-from odrp.bench.report import profile_steps, quantile, report
+from odrp.bench.report import report
+from odrp.bench.tables import quantile
 
 #: (instance, size, label, status, objective, optimum, optimum_status, gap, runtime_s, verified)
 ODRP_ROWS = [
@@ -127,17 +128,18 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
 
 def test_pictures_and_page_exist(hand_dataset, tmp_path):
     result = report(hand_dataset, tmp_path / "pictures")
-    for problem in ("odrp", "kp"):
-        assert [p.name for p in result.pictures[problem]] == [
-            f"profile-{problem}.png",
-            f"gap-vs-size-{problem}.png",
-            f"runtime-vs-size-{problem}.png",
-        ]
+    pictures = ["runtime-profile", "gap-ecdf", "gap-vs-size", "runtime-vs-size"]  # sizes 4 and 6 in odrp
+    expected = {"odrp": pictures, "kp": pictures[:2]}  # one size in kp: no size axis
+    assert list(result.pictures) == ["odrp", "kp"]  # the registry's order of kinds
+    for problem, names in expected.items():
+        files = [f"{problem}-hand-{name}.{suffix}" for name in names for suffix in ("png", "svg")]
+        assert [p.name for p in result.pictures[problem]] == files
         for picture in result.pictures[problem]:
             assert picture.parent == tmp_path / "pictures"
-            assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and picture.stat().st_size > 5000
+            start = b"\x89PNG\r\n\x1a\n" if picture.suffix == ".png" else b"<?xml"
+            assert picture.read_bytes().startswith(start) and picture.stat().st_size > 5000
     page = (tmp_path / "pictures" / "index.html").read_text()
-    assert "<img src='profile-odrp.png'" in page and "24.50%" in page and "boom" in page
+    assert "odrp-hand-gap-ecdf.svg" in page and "24.50%" in page and "boom" in page
     assert (tmp_path / "pictures" / "summary.csv").read_text().count("\n") == 1 + 3 + 2
 
 
@@ -162,11 +164,7 @@ def test_report_of_an_empty_directory_is_bad_input(run_cli, tmp_path):
     assert proc.returncode == 2 and proc.stderr.startswith(f"error: {tmp_path}: a dataset directory")
 
 
-def test_quantile_and_profile_steps():
+def test_quantile():
     assert quantile([0.0, 0.1, 0.2, 0.3, 0.4], 0.95) == pytest.approx(0.38)  # 0.3 + 0.8 x 0.1
     assert quantile([1.0, math.inf], 0.95) == math.inf
     assert math.isnan(quantile([], 0.5))
-    import numpy as np
-
-    taus, shares = profile_steps(np.array([0.0, 0.2, math.inf, 0.2]))
-    assert taus == [0.0, 0.2] and shares == [0.25, 0.75]  # inf (no solution) never counts

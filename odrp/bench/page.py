@@ -293,7 +293,7 @@ def table_html(
 ) -> str:
     """A sortable table; rows carry ``data-method`` (and ``data-param``) for the filters."""
     esc = html.escape
-    out = [f"<table class='sortable {css}'><thead><tr>"]
+    out = [f"<div class='scroll'><table class='sortable {css}'><thead><tr>"]
     out.extend(f"<th>{esc(h)}</th>" for h in headers)
     out.append("</tr></thead><tbody>")
     for row in rows:
@@ -303,7 +303,7 @@ def table_html(
         if param is not None:
             attrs += f" data-param='{esc(param)}={esc(row[0])}'"
         out.append(f"<tr{attrs}>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -556,7 +556,8 @@ td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td:first-child,th:f
 table.sortable th{cursor:pointer;background:#f0f0f0;user-select:none}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
 table.errors td,table.about td,table.about th{text-align:left}tr.hidden{display:none}
-.figures{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;width:min(640px,100%)}
+.figures{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;width:min(560px,100%)}
+.scroll{overflow-x:auto}
 figcaption,.note{color:#555;font-size:12px}a.instance{cursor:pointer;color:#0645ad}
 h2.kind{border-bottom:2px solid #888;margin-top:2em}section.study{margin-bottom:2em}
 """

@@ -73,10 +73,11 @@ SCRIPT = r"""
     const method = filters.method.value, parameter = filters.parameter.value;
     // the server-made tables: rows of other methods, and other values of the chosen parameter, hide
     document.querySelectorAll("table.sortable tbody tr").forEach((tr) => {
-      if (tr.parentElement.parentElement.id === "runs-table") return;
+      const table = tr.closest("table");
+      if (table.id === "runs-table" || table.id === "instance-runs") return;
       let show = true;
       if (method && tr.dataset.method !== undefined) show = tr.dataset.method === method;
-      if (method && tr.parentElement.parentElement.classList.contains("pairs")) {
+      if (method && table.classList.contains("pairs")) {
         show = tr.cells[0].textContent === method || tr.cells[1].textContent === method;
       }
       if (show && parameter && tr.dataset.param !== undefined) {

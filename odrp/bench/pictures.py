@@ -187,11 +187,12 @@ def _curves(rows: pd.DataFrame, labels: list[str], start: float) -> tuple[Curve,
     return tuple(Curve(tuple(names), taus, shares) for (taus, shares), names in found.items())
 
 
-def weighted_steps(values: np.ndarray, weights: np.ndarray, start: float) -> tuple[list[float], list[float]]:
+def weighted_steps(values: Any, weights: Any, start: float) -> tuple[list[float], list[float]]:
     """rho(tau) = sum of the weights of the values <= tau, at tau = start and at every finite value above it.
 
     Values below ``start`` (a negative gap: the exact side was wrong) get their own steps too.
     """
+    values, weights = np.asarray(values, dtype=float), np.asarray(weights, dtype=float)
     finite = values[np.isfinite(values)]
     taus = sorted({float(start), *(float(v) for v in finite)})
     shares = [float(np.sum(weights[values <= tau])) for tau in taus]

@@ -1,21 +1,16 @@
-"""``odrp report DIR``: tables and pictures of a benchmark dataset, and one HTML page with both.
+"""``odrp report DIR``: the tables, pictures and interactive page of a benchmark dataset.
 
-Tables: :mod:`odrp.bench.tables` computes them (one row per method; every column explained there);
-this module draws, writes and prints.
+Nothing is pooled over a kind's studies: every table, picture and head-to-head comparison is one study
+of one kind (the grid's ``studies:``), and :mod:`odrp.bench.tables` computes the tables (per study,
+and per value of each ``--by`` parameter). This module puts the pieces together:
 
-Pictures (PNG, matplotlib's Agg canvas through ``Figure``, no global backend switch):
+- ``summary.csv`` (and ``summary.md`` / ``summary.tex`` with ``--format``): every table's numbers
+  (:mod:`odrp.bench.export`);
+- per study, the pictures for papers in PNG and SVG (:mod:`odrp.bench.pictures`): the runtime
+  performance profile, the gap ECDF, and gap and runtime against size when the study has sizes;
+- ``index.html``: one self-contained page that works offline (:mod:`odrp.bench.page`).
 
-- ``profile-<kind>.png``: Dolan-Moré performance profile of the gap. The reference of every
-  instance is its proven optimum, so the performance measure is the gap itself: rho_m(tau) is the
-  share of method m's runs (on instances with a known optimum) whose gap is at most tau, a run
-  without a gap never counting (gap = inf). tau runs on a symlog axis from 0; rho_m(0) is the
-  optimal share.
-- ``gap-vs-size-<kind>.png``: each run's gap against the instance size (``kind.size``, labelled
-  with ``kind.size_label``), with the median per size;
-- ``runtime-vs-size-<kind>.png``: runtime against size (log scale).
-
-``index.html`` shows the tables, the pictures, how many instances have a proven optimum, and every
-error row. ``summary.csv`` has the tables' numbers unrounded.
+The console shows the tables, the instance counts and the first error rows.
 
 The dataset is checked first (:func:`odrp.bench.verify.require_intact`): a file that disagrees with
 the manifest is named in one line and nothing is reported. Each report file is written whole and
@@ -24,30 +19,15 @@ renamed into place (:func:`odrp.bench.dataset.write_atomic`), never through a sy
 
 from __future__ import annotations
 
-import html
-import io
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from odrp.bench import dataset, export, tables, verify
-from odrp.bench.tables import (
-    HEADERS,
-    counts_line,
-    formatted,
-    labelled,
-    method_label,
-    method_order,
-    optimum_counts,
-    quantile,
-)
-
-__all__ = ["profile_steps", "quantile", "report"]  # quantile: the tables' own, re-exported for older callers
+from odrp.bench import dataset, export, page, pictures, tables, verify
+from odrp.bench.tables import counts_line, method_label, optimum_counts
 
 
 @dataclass
@@ -59,87 +39,10 @@ class Report:
     optimum_counts: dict[str, dict[str, int]]
     errors: pd.DataFrame
     out: Path
-    pictures: dict[str, list[Path]] = field(default_factory=dict)
+    pictures: dict[str, list[Path]] = field(default_factory=dict)  # per problem, every study's files
     html: Path | None = None
     exports: list[Path] = field(default_factory=list)
-
-
-# ----------------------------------------------------------------------------------- pictures
-
-
-def performance_profile(rows: pd.DataFrame, path: Path, title: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["optimum"].notna()])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    gaps = rows["gap"].fillna(math.inf)
-    steps = {label: profile_steps(gaps[rows["label"] == label].to_numpy(float)) for label in method_order(rows)}
-    right = max([1e-2] + [1.1 * taus[-1] for taus, _ in steps.values()])
-    for label, (taus, shares) in steps.items():
-        style = "--" if label.startswith("exact/") else "-"
-        ax.step([*taus, right], [*shares, shares[-1]], style, where="post", label=label)
-    ax.set_xscale("symlog", linthresh=1e-3)
-    ax.set_xlim(0, right)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("tau: gap to the proven optimum (symlog)")
-    ax.set_ylabel("share of runs with gap <= tau")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    return _save(fig, path)
-
-
-def profile_steps(gaps: np.ndarray) -> tuple[list[float], list[float]]:
-    """The step function rho(tau) = share of gaps <= tau at tau = 0 and at every finite gap."""
-    n = len(gaps)
-    finite = np.sort(gaps[np.isfinite(gaps)])
-    taus = [0.0] + [float(g) for g in np.unique(finite) if g > 0]
-    shares = [float(np.sum(gaps <= tau)) / n if n else 0.0 for tau in taus]
-    return taus, shares
-
-
-def gap_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["gap"].notna() & np.isfinite(rows["gap"].astype(float)) & rows["size"].notna()])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    labels = method_order(rows)
-    for k, label in enumerate(labels):
-        runs = rows[rows["label"] == label]
-        offset = (k - (len(labels) - 1) / 2) * 0.08
-        (line,) = ax.plot(runs["size"] + offset, runs["gap"], "o", alpha=0.45, markersize=4, label=label)
-        medians = runs.groupby("size")["gap"].median()
-        ax.plot(medians.index + offset, medians.to_numpy(), "-", color=line.get_color(), linewidth=1.5)
-    ax.set_xlabel(f"instance size ({size_label})")
-    ax.set_ylabel("gap to the proven optimum")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if labels:
-        ax.legend(fontsize="small")
-    return _save(fig, path)
-
-
-def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["size"].notna() & (rows["runtime_s"] > 0)])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    labels = method_order(rows)
-    for k, label in enumerate(labels):
-        runs = rows[rows["label"] == label]
-        offset = (k - (len(labels) - 1) / 2) * 0.08
-        ax.plot(runs["size"] + offset, runs["runtime_s"], "o", alpha=0.45, markersize=4, label=label)
-    ax.set_yscale("log")
-    ax.set_xlabel(f"instance size ({size_label})")
-    ax.set_ylabel("runtime (s, log scale)")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if labels:
-        ax.legend(fontsize="small")
-    return _save(fig, path)
+    sections: list[page.StudySection] = field(default_factory=list)  # per study, what the page shows
 
 
 # ------------------------------------------------------------------------------------ report
@@ -157,25 +60,46 @@ def report(
     target = Path(report_dir) if report_dir is not None else out / "report"
     with dataset.directory(*_root_and_parts(out, target)):  # a linked DIR/report is refused before any work
         pass
+    manifest = dataset.read_manifest(out)
     result = Report(tables={}, optimum_counts={}, errors=frame[frame["status"] == "error"], out=target)
-    for problem in sorted(frame["problem"].unique()):
+    for problem in page.kind_order(frame["problem"].unique()):
         rows = frame[frame["problem"] == problem]
         result.tables[problem] = summary[summary["problem"] == problem].drop(columns="problem").reset_index(drop=True)
         result.optimum_counts[problem] = optimum_counts(rows)
-        size_label = str(rows["size_label"].dropna().iloc[0]) if rows["size_label"].notna().any() else "size"
-        result.pictures[problem] = [
-            performance_profile(rows, target / f"profile-{problem}.png", f"{problem}: performance profile of the gap"),
-            gap_vs_size(rows, target / f"gap-vs-size-{problem}.png", f"{problem}: gap against size", size_label),
-            runtime_vs_size(
-                rows, target / f"runtime-vs-size-{problem}.png", f"{problem}: runtime against size", size_label
-            ),
-        ]
+        result.pictures[problem] = []
+        for study in page.study_order(problem, rows["study"].unique(), manifest):
+            section = study_section(rows[rows["study"] == study], target, problem, study)
+            result.sections.append(section)
+            result.pictures[problem].extend(f for picture in section.pictures for f in picture.files)
     if result.tables:
         _write(target / "summary.csv", summary.to_csv(index=False).encode())
         for name, text in export.summary_files(summary, formats).items():
             result.exports.append(_write(target / name, text.encode()))
-    result.html = write_html(result, out)
+    text = page.render(frame, result.sections, manifest, out.resolve().name)
+    result.html = _write(target / "index.html", text.encode())
     return result
+
+
+def study_section(rows: pd.DataFrame, target: Path, problem: str, study: str) -> page.StudySection:
+    """One study's tables (whole, and per value of each parameter it varies), head to head and pictures."""
+    drawn, profiles = pictures.study_pictures(rows, target, problem, study)
+    varied = [c for c in rows.columns if c.startswith(dataset.PARAM_PREFIX) and rows[c].nunique() > 1]
+    by_param = {
+        column.removeprefix(dataset.PARAM_PREFIX): [
+            (key[column], table) for key, table in tables.split(tables.study_tables(rows, [column]))
+        ]
+        for column in varied
+    }
+    return page.StudySection(
+        problem=problem,
+        study=study,
+        counts=optimum_counts(rows),
+        table=tables.summary_table(rows),
+        by_param=by_param,
+        pairs=page.head_to_head(rows),
+        profiles=profiles,
+        pictures=drawn,
+    )
 
 
 def print_report(result: Report, console: Any = None) -> None:
@@ -204,41 +128,8 @@ def print_report(result: Report, console: Any = None) -> None:
     console.print(f"report: {result.html}")
     if result.exports:
         console.print("tables: " + ", ".join(str(p) for p in result.exports))
-    for problem, pictures in result.pictures.items():
-        console.print(f"pictures ({problem}): " + ", ".join(str(p) for p in pictures))
-
-
-def write_html(result: Report, out: Path) -> Path:
-    esc = html.escape
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>odrp benchmark report</title>",
-        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}td:first-child{text-align:left}"
-        "img{max-width:48%;margin:4px}.err td{text-align:left}</style></head><body>",
-        f"<h1>Benchmark report</h1><p>dataset: <code>{esc(str(out.resolve()))}</code></p>",
-    ]
-    for problem, table in result.tables.items():
-        parts.append(f"<h2>{esc(problem)}</h2><p>{esc(counts_line(result.optimum_counts[problem]))}</p>")
-        for key, group in tables.split(table.assign(problem=problem)):
-            parts.append(f"<h3>{esc(tables.group_title(key))}</h3><table>")
-            parts.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + "</tr>")
-            for row in formatted(group):
-                parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
-            parts.append("</table>")
-        for picture in result.pictures[problem]:
-            parts.append(f"<img src='{esc(picture.name)}' alt='{esc(picture.stem)}'>")
-    parts.append(f"<h2>Error rows ({len(result.errors)})</h2>")
-    if len(result.errors):
-        parts.append("<table class='err'><tr><th>problem</th><th>instance</th><th>method</th><th>repeat</th>")
-        parts.append("<th>message</th></tr>")
-        for row in result.errors.itertuples(index=False):
-            cells = (row.problem, row.instance_id, method_label(row.method, row.solver), str(row.repeat), row.message)
-            parts.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in cells) + "</tr>")
-        parts.append("</table>")
-    parts.append("</body></html>")
-    path = result.out / "index.html"
-    _write(path, "\n".join(parts).encode())
-    return path
+    for problem, files in result.pictures.items():
+        console.print(f"pictures ({problem}): " + ", ".join(p.name for p in files))
 
 
 def _root_and_parts(out: Path, target: Path) -> tuple[Path, tuple[str, ...]]:
@@ -254,9 +145,3 @@ def _write(path: Path, data: bytes) -> Path:
     """Write a report file whole (its folder was checked by :func:`report`); a link there is replaced."""
     dataset.write_atomic(path.parent, path.name, lambda handle: handle.write(data))
     return path
-
-
-def _save(fig: Any, path: Path) -> Path:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    return _write(path, buffer.getvalue())
