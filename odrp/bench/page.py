@@ -293,7 +293,8 @@ def table_html(
 ) -> str:
     """A sortable table; rows carry ``data-method`` (and ``data-param``) for the filters."""
     esc = html.escape
-    out = [f"<div class='scroll'><table class='sortable {css}'><thead><tr>"]
+    marks = f" data-param-table='{esc(param)}'" if param is not None else ""
+    out = [f"<div class='scroll'><table class='sortable {css}'{marks}><thead><tr>"]
     out.extend(f"<th>{esc(h)}</th>" for h in headers)
     out.append("</tr></thead><tbody>")
     for row in rows:
@@ -311,7 +312,7 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
     esc = html.escape
     parts = [f"<section class='study' id='{section.anchor}'><h3>{esc(section.problem)} / {esc(section.study)}</h3>"]
     parts.append(f"<p>{esc(tables.counts_line(section.counts))}</p>")
-    parts.append(table_html(tables.HEADERS, tables.formatted(section.table), method_column=0))
+    parts.append(table_html(tables.HEADERS, tables.formatted(section.table), method_column=0, css="summary"))
     for name, groups in section.by_param.items():
         parts.append(f"<h4>by {esc(name)}</h4>")
         rows = [[_plain(value), *row] for value, table in groups for row in tables.formatted(table)]
