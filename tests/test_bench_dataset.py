@@ -372,3 +372,23 @@ def test_problem_is_plain_text_so_a_groupby_gives_only_what_is_there(tmp_path):
     frame = dataset.read(out)
     assert frame["problem"].dtype == object
     assert sorted(frame.groupby(["problem", "method"]).size().index) == [("kp", "ratio"), ("odrp", "greedy")]
+
+
+def test_one_kind_reads_as_one_arrow_dataset_even_with_an_all_error_instance(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    out = tmp_path / "out"
+    solved = _struct_rows(tasks)[:1]
+    dataset.write_instance(out, "odrp", tasks[0].instance_id, dataset.to_table(solved, table_schema))
+    failed = failed_outcome(tasks[1], "boom")["rows"]  # every run failed: null metrics and solution columns
+    dataset.write_instance(out, "odrp", tasks[1].instance_id, dataset.to_table(failed, table_schema))
+    types = {pq.read_schema(p).field("solution").type for p in dataset.files(out)}
+    assert pa.null() in types and len(types) == 2
+    table = dataset.kind_dataset(out, "odrp").to_table()
+    by_id = {r["instance_id"]: r for r in table.to_pylist(maps_as_pydicts="strict")}
+    assert by_id[tasks[0].instance_id]["solution"] == solved[0]["solution"]
+    assert by_id[tasks[1].instance_id]["solution"] is None
+    with pytest.raises(InputError, match="a folder of Parquet files of that kind"):
+        dataset.kind_dataset(out, "kp")

@@ -12,11 +12,12 @@ Layout of an output directory ``DIR``::
 One row per instance x method x repeat (exact rows: one per solver). ``problem`` is the partition
 column. :func:`read` returns the whole dataset as one pandas DataFrame with ``problem`` as plain
 strings (``frame.groupby("problem")`` gives the kinds present, nothing else) and merges the files
-of several grids (resumed with a changed grid), whose parameter columns may differ. The files of
-one kind (``DIR/rows/problem=<kind>``) read as one table with any Parquet reader; across kinds the
-``metrics`` and ``solution`` structs differ, so read the whole directory with :func:`read` (a plain
-``pandas.read_parquet("DIR/rows")`` would also make ``problem`` a categorical, whose ``groupby``
-crosses every kind with every method unless ``observed=True``).
+of several grids (resumed with a changed grid), whose parameter columns may differ.
+:func:`kind_dataset` gives one kind's files as one Arrow dataset, their schemas unified (the
+``metrics`` and ``solution`` structs differ between files, and conflict between kinds, so a reader
+that takes one file's schema for all fails; a plain ``pandas.read_parquet("DIR/rows")`` would also
+make ``problem`` a categorical, whose ``groupby`` crosses every kind with every method unless
+``observed=True``).
 
 Columns: ``instance_id, study, instance_name, generator, file, params`` (canonical JSON) and one
 ``param_<name>`` column per generator parameter of the grid, ``seed, instance_sha256`` (of the
@@ -477,6 +478,20 @@ def read(out: str | Path) -> Any:
     order += [c for c in frame.columns if c not in order]
     frame = frame[order].sort_values(["problem", "instance_id", "method", "solver", "repeat"], na_position="first")
     return frame.reset_index(drop=True)
+
+
+def kind_dataset(out: str | Path, problem: str) -> Any:
+    """One kind's files as one ``pyarrow.dataset.Dataset`` (for pyarrow, DuckDB or Polars), their schemas
+    unified: a struct's fields joined over the files, a null column (an instance whose every run failed)
+    read as the others' type. Reading ``DIR/rows/problem=<kind>`` with a reader that takes one file's
+    schema for all fails on such files."""
+    import pyarrow.dataset as ds
+
+    paths = sorted((rows_dir(out) / f"problem={problem}").glob("*.parquet"))
+    if not paths:
+        raise InputError(str(rows_dir(out) / f"problem={problem}"), "", "a folder of Parquet files of that kind")
+    unified = pa.unify_schemas([pq.read_schema(p) for p in paths], promote_options="permissive")
+    return ds.dataset([str(p) for p in paths], schema=unified, format="parquet")
 
 
 @dataclass
