@@ -233,11 +233,13 @@ def render(
     body.append(_filters(frame))
     body.append("<section id='answers'><h2>Answers</h2>")
     body.append(
-        "<p>Per kind and heuristic: where its mean gap to the proven optimum is largest (the study, and the "
-        "parameter value where the study varies one), and how many of its runs found no solution "
-        "(<code>no_solution</code>, <code>infeasible</code>, <code>time_limit</code> without one, "
-        "<code>error</code>). Whether it beats another method on the same instances: each study's "
-        "<i>head to head</i> table.</p>"
+        "<p>Per kind and method: the largest of its mean gaps to the proven optimum over the kind's "
+        "studies and, where a study varies a parameter, over its values (<i>where</i>: the study, and the "
+        "value); then how many of its runs ended with each status other than optimal and feasible "
+        "(<code>no_solution</code>: the method found none; <code>infeasible</code>; <code>time_limit</code>, "
+        "with or without an incumbent; <code>error</code>), how many have a gap and how many reached the "
+        "optimum. Whether it beats another method on the same instances: each study's <i>head to head</i> "
+        "table.</p>"
     )
     for problem, rows in answers(sections).items():
         body.append(f"<h3>{esc(problem)}</h3>" + table_html(ANSWER_HEADERS, rows, method_column=0))
@@ -557,7 +559,7 @@ td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td:first-child,th:f
 table.sortable th{cursor:pointer;background:#f0f0f0;user-select:none}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
 table.errors td,table.about td,table.about th{text-align:left}tr.hidden{display:none}
-.figures{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;width:min(560px,100%)}
+.figures{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;width:min(520px,100%)}
 .scroll{overflow-x:auto}
 figcaption,.note{color:#555;font-size:12px}a.instance{cursor:pointer;color:#0645ad}
 h2.kind{border-bottom:2px solid #888;margin-top:2em}section.study{margin-bottom:2em}

@@ -25,7 +25,9 @@ drawn once, with their names joined by `` = `` in the legend, so no line hides a
 
 **Size plots** (``gap-vs-size``, ``runtime-vs-size``) only when the study's instances have more than
 one size: every run as a faint dot at its instance's size (no jitter), and the median per size as a
-line with markers.
+line with markers; methods whose median lines coincide are drawn once, as in the profiles.
+
+Under every picture, in small print, the sentence that says which instances and runs it covers.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,8 +240,14 @@ def draw_profile(profile: Profile, target: Path, stem: str) -> Picture:
     ax.set_ylabel(profile.ylabel)
     ax.set_title(profile.title, fontsize="medium")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="best", fontsize="small")
+    _footnote(fig, profile.note)
     return Picture(profile.name, save(fig, target, f"{stem}-{profile.name}"), profile.note)
+
+
+def _footnote(fig: Any, note: str) -> None:
+    """The picture's sentence (which instances, what was left out) under it, so a PNG alone says it."""
+    fig.supxlabel(textwrap.fill(note, 110), fontsize="x-small", color="#555555")
 
 
 def size_pictures(rows: pd.DataFrame, target: Path, stem: str, title: str, size_label: str) -> list[Picture]:
@@ -275,18 +284,23 @@ def _by_size(
 
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.add_subplot()
-    for k, label in enumerate(method_order(rows)):
-        runs = rows[rows["label"] == label]
+    medians: dict[tuple[tuple[float, float], ...], list[str]] = {}  # identical median lines are drawn once
+    for label in method_order(rows):
+        series = rows[rows["label"] == label].groupby("size")[column].median()
+        medians.setdefault(tuple(zip(series.index.astype(float), series.to_numpy(float), strict=True)), []).append(
+            label
+        )
+    for k, (points, labels) in enumerate(medians.items()):
+        runs = rows[rows["label"].isin(labels)]
         line = style(k)
         ax.plot(runs["size"], runs[column], ".", color=line["color"], alpha=0.35)
-        medians = runs.groupby("size")[column].median()
         ax.plot(
-            medians.index,
-            medians.to_numpy(),
+            [x for x, _ in points],
+            [y for _, y in points],
             color=line["color"],
             marker=line["marker"],
             linestyle=line["linestyle"],
-            label=f"{label} (median)",
+            label=f"{' = '.join(labels)} (median)",
         )
     if column == "runtime_s":
         ax.set_yscale("log")
@@ -298,7 +312,8 @@ def _by_size(
     ax.set_title(title, fontsize="medium")
     ax.grid(True, alpha=0.3)
     if len(rows):
-        ax.legend(fontsize="small")
+        ax.legend(loc="best", fontsize="small")
+    _footnote(fig, note)
     kind = "runtime-vs-size" if column == "runtime_s" else "gap-vs-size"
     return Picture(kind, save(fig, target, name), note)
 

@@ -128,8 +128,9 @@ def print_report(result: Report, console: Any = None) -> None:
     console.print(f"report: {result.html}")
     if result.exports:
         console.print("tables: " + ", ".join(str(p) for p in result.exports))
-    for problem, files in result.pictures.items():
-        console.print(f"pictures ({problem}): " + ", ".join(p.name for p in files))
+    drawn = [p for files in result.pictures.values() for p in files]
+    if drawn:
+        console.print(f"pictures: {len(drawn)} files (PNG and SVG, <kind>-<study>-<picture>) in {drawn[0].parent}")
 
 
 def _root_and_parts(out: Path, target: Path) -> tuple[Path, tuple[str, ...]]:
