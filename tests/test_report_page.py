@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import re
 
+import pandas as pd
 import pytest
 
 from odrp.bench import dataset, page, pictures
 from odrp.bench.report import report
-from tests.report_data import write_dataset
+from tests.report_data import rows_of, write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -86,15 +87,39 @@ def test_pictures_per_study_in_png_and_svg_and_size_plots_only_with_sizes(made):
     assert "instance size (operators)" in sized
 
 
+COUNTS = ["instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean"]
+
+
 def test_head_to_head_by_hand(hand):
     flat = page.head_to_head(study_rows(hand, "flat")).set_index(["a", "b"])
     # highs vs h1: D 0 < 0.25, E 0 = 0; h1 vs h2: D 0.25 < inf (no solution), E 0 < 0.2
-    assert flat.loc[("exact/highs", "h1")].tolist() == [2, 1, 1, 0, 2, 0.0, 0.125]
-    assert flat.loc[("h1", "h2")].tolist() == [2, 2, 0, 0, 1, 0.0, 0.2]
+    assert flat.loc[("exact/highs", "h1"), COUNTS].tolist() == [2, 1, 1, 0, 2, 0.0, 0.125]
+    assert flat.loc[("h1", "h2"), COUNTS].tolist() == [2, 2, 0, 0, 1, 0.0, 0.2]
+    # one finite pair that differs: Wilcoxon's exact two-sided p is 1, and too few pairs to say more
+    assert flat.loc[("h1", "h2"), "p_value"] == 1.0 and flat.loc[("h1", "h2"), "test_note"].startswith("too few")
     sizes = page.head_to_head(study_rows(hand, "sizes")).set_index(["a", "b"])
     # h1's value is the mean over its repeats: A (0 + 0.1) / 2 = 0.05 > h2's 0; B inf > 0.5
-    assert sizes.loc[("h1", "h2")].tolist() == [2, 0, 0, 2, 1, 0.05, 0.0]
-    assert sizes.loc[("h2", "h3")].tolist() == [2, 0, 2, 0, 2, 0.25, 0.25]
+    assert sizes.loc[("h1", "h2"), COUNTS].tolist() == [2, 0, 0, 2, 1, 0.05, 0.0]
+    assert sizes.loc[("h2", "h3"), COUNTS].tolist() == [2, 0, 2, 0, 2, 0.25, 0.25]
+    assert math.isnan(sizes.loc[("h2", "h3"), "p_value"])  # no pair differs: no test
+
+
+def test_head_to_head_wilcoxon_p_by_hand():
+    # six instances where b is better on every one: all signed ranks on one side, W- = 0, and the exact
+    # two-sided p is 2 / 2^6 (the two extreme sign patterns of 64)
+    spec, params = [], {}
+    for k in range(6):
+        name = f"I{k}"
+        params[name] = {"operators": 4}
+        spec += [
+            (name, 4, "exact/highs", "optimal", 1.0, 1.0, "proven", 0.0, 1.0, True),
+            (name, 4, "a/0", "feasible", 0.9 - 0.1 * k, 1.0, "proven", 0.1 + 0.1 * k, 0.1, True),
+            (name, 4, "b/0", "feasible", 1.0, 1.0, "proven", 0.0, 0.1, True),
+        ]
+    rows = pd.DataFrame(rows_of("odrp", "six", spec, params)).assign(problem="odrp")
+    pair = page.head_to_head(rows).set_index(["a", "b"]).loc[("a", "b")]
+    assert pair[COUNTS].tolist() == [6, 0, 0, 6, 6, pytest.approx(0.35), 0.0]
+    assert pair["p_value"] == pytest.approx(2 / 2**6) and pair["test_note"] == ""
 
 
 def test_proof_says_who_proved_the_optimum(hand):

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from odrp.bench import tables
+from odrp.bench.compare import paired_test
 from odrp.bench.page_script import SCRIPT
 from odrp.bench.pictures import Picture, Profile, style
 from odrp.bench.tables import labelled, method_order
@@ -90,7 +91,9 @@ def head_to_head(rows: pd.DataFrame) -> pd.DataFrame:
     A method's value on an instance is the mean of its runs' gaps, a run without a gap counting as
     +inf (so one failed repeat makes the value +inf). Columns: ``a, b, instances, a_better, ties,
     b_better`` (ties include both +inf), ``a_mean, b_mean`` (mean gap over the instances where both
-    values are finite, with ``finite`` such instances).
+    values are finite, with ``finite`` such instances), and ``p_value, test_note``: the Wilcoxon
+    signed-rank test of the paired finite values (:func:`odrp.bench.compare.paired_test`, the test the
+    comparison of datasets uses; its note says when there are too few pairs).
     """
     rows = labelled(rows)
     proven = rows[rows["optimum_status"] == "proven"]
@@ -109,6 +112,7 @@ def head_to_head(rows: pd.DataFrame) -> pd.DataFrame:
             both = values[[a, b]].dropna()
             va, vb = both[a].to_numpy(float), both[b].to_numpy(float)
             finite = np.isfinite(va) & np.isfinite(vb)
+            test = paired_test(va[finite], vb[finite])
             records.append(
                 {
                     "a": a,
@@ -120,9 +124,12 @@ def head_to_head(rows: pd.DataFrame) -> pd.DataFrame:
                     "finite": int(finite.sum()),
                     "a_mean": float(va[finite].mean()) if finite.any() else math.nan,
                     "b_mean": float(vb[finite].mean()) if finite.any() else math.nan,
+                    "p_value": test.p_value,
+                    "test_note": test.note,
                 }
             )
-    columns = ["a", "b", "instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean"]
+    columns = ["a", "b", "instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean", "p_value"]
+    columns.append("test_note")
     return pd.DataFrame.from_records(records, columns=columns)
 
 
@@ -323,7 +330,9 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
         parts.append(
             "<h4>head to head</h4><p>Two methods on the instances with a proven optimum where both ran: on "
             "how many each has the smaller gap (the mean over its repeats; a run without a solution counts "
-            "as an infinite gap), and their mean gaps over the instances where both have a finite one.</p>"
+            "as an infinite gap), their mean gaps over the instances where both have a finite one, and the "
+            "two-sided Wilcoxon signed-rank p-value of those pairs (fewer than 6 pairs that differ: too few "
+            "for p &lt; 0.05; no pair that differs: -).</p>"
         )
         parts.append(table_html(*pairs_rows(section.pairs), css="pairs"))
     if section.profiles:
@@ -347,11 +356,12 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
 
 def pairs_rows(pairs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     headers = ["method A", "method B", "instances", "A better", "ties", "B better", "both finite", "A mean gap"]
-    headers.append("B mean gap")
+    headers += ["B mean gap", "Wilcoxon p"]
     rows = []
     for r in pairs.itertuples(index=False):
         counts = [str(n) for n in (r.instances, r.a_better, r.ties, r.b_better, r.finite)]
-        rows.append([r.a, r.b, *counts, tables.percent(r.a_mean), tables.percent(r.b_mean)])
+        test = "-" if math.isnan(r.p_value) else f"{r.p_value:.3g}" + (" (too few pairs)" if r.test_note else "")
+        rows.append([r.a, r.b, *counts, tables.percent(r.a_mean), tables.percent(r.b_mean), test])
     return headers, rows
 
 
