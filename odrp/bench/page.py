@@ -249,7 +249,7 @@ def render(
         "table.</p>"
     )
     for problem, rows in answers(sections).items():
-        body.append(f"<h3>{esc(problem)}</h3>" + table_html(ANSWER_HEADERS, rows, method_column=0))
+        body.append(f"<h3>{esc(problem)}</h3>" + table_html(ANSWER_HEADERS, rows, method_column=0, css="answers"))
     body.append("</section>")
 
     figures: list[str] = []
@@ -390,7 +390,8 @@ def plotly_figure(profile: Profile) -> str:
         xtitle = profile.xlabel.replace("(symlog)", "(linear: zoom in to small gaps)")
     fig.update_layout(
         template="none",
-        title={"text": profile.title, "font": {"size": 14}},
+        # the section names the study; a short title leaves room for Plotly's tool bar on the right
+        title={"text": profile.title.rsplit(": ", 1)[-1], "font": {"size": 14}, "x": 0.02, "xanchor": "left"},
         xaxis={**xaxis, "title": {"text": xtitle}, "gridcolor": "#e5e5e5"},
         yaxis={"title": {"text": profile.ylabel}, "range": [-0.02, 1.02], "gridcolor": "#e5e5e5"},
         legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom", "bgcolor": "rgba(255,255,255,0.8)"},
@@ -568,7 +569,8 @@ table{border-collapse:collapse;margin:0.6em 0;font-size:13px}
 td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td:first-child,th:first-child{text-align:left}
 table.sortable th{cursor:pointer;background:#f0f0f0;user-select:none}
 th.asc::after{content:" \\25B2"}th.desc::after{content:" \\25BC"}
-table.errors td,table.about td,table.about th{text-align:left}tr.hidden{display:none}
+table.answers td:nth-child(3),table.errors td,table.about td,table.about th{text-align:left}tr.hidden{display:none}
+td.message{text-align:left}
 .figures{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0;width:min(520px,100%)}
 .scroll{overflow-x:auto}
 figcaption,.note{color:#555;font-size:12px}a.instance{cursor:pointer;color:#0645ad}
