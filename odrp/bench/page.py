@@ -451,7 +451,7 @@ def page_data(frame: pd.DataFrame) -> dict[str, Any]:
                 "objective": _number(r.objective),
                 "gap": _number(r.gap),
                 "time": _number(r.runtime_s),
-                "verified": bool(r.verified),
+                "verified": False if _missing(r.verified) else bool(r.verified),
                 "params": p,
                 "message": "" if _missing(r.message) else str(r.message)[:1000],
             }
