@@ -74,9 +74,9 @@ def rows_of(spec, params):
     return out
 
 
-@pytest.fixture
-def hand_dataset(tmp_path):
-    out = tmp_path / "bench"
+@pytest.fixture(scope="module")
+def hand_dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hand") / "bench"
     for problem, spec, params in (("odrp", ODRP_ROWS, {"nodes": 3}), ("kp", KP_ROWS, {"items": 10, "kind": "x"})):
         rows = rows_of(spec, params)
         schema = dataset.schema(dataset.param_types([params]))
@@ -86,8 +86,14 @@ def hand_dataset(tmp_path):
     return out
 
 
-def test_tables_have_the_hand_worked_numbers(hand_dataset):
-    result = report(hand_dataset)
+@pytest.fixture(scope="module")
+def made(hand_dataset):
+    """The report of the hand dataset, into a folder of its own (made once: pictures take seconds)."""
+    return report(hand_dataset, hand_dataset.parent / "pictures")
+
+
+def test_tables_have_the_hand_worked_numbers(made):
+    result = made
     table = result.tables["odrp"].set_index("method")
     assert list(table.index) == ["exact/cbc", "exact/highs", "h"]
 
@@ -126,8 +132,9 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
     assert len(result.errors) == 2
 
 
-def test_pictures_and_page_exist(hand_dataset, tmp_path):
-    result = report(hand_dataset, tmp_path / "pictures")
+def test_pictures_and_page_exist(made):
+    result = made
+    folder = made.out
     pictures = ["runtime-profile", "gap-ecdf", "gap-vs-size", "runtime-vs-size"]  # sizes 4 and 6 in odrp
     expected = {"odrp": pictures, "kp": pictures[:2]}  # one size in kp: no size axis
     assert list(result.pictures) == ["odrp", "kp"]  # the registry's order of kinds
@@ -135,12 +142,12 @@ def test_pictures_and_page_exist(hand_dataset, tmp_path):
         files = [f"{problem}-hand-{name}.{suffix}" for name in names for suffix in ("png", "svg")]
         assert [p.name for p in result.pictures[problem]] == files
         for picture in result.pictures[problem]:
-            assert picture.parent == tmp_path / "pictures"
+            assert picture.parent == folder
             start = b"\x89PNG\r\n\x1a\n" if picture.suffix == ".png" else b"<?xml"
             assert picture.read_bytes().startswith(start) and picture.stat().st_size > 5000
-    page = (tmp_path / "pictures" / "index.html").read_text()
+    page = (folder / "index.html").read_text()
     assert "odrp-hand-gap-ecdf.svg" in page and "24.50%" in page and "boom" in page
-    assert (tmp_path / "pictures" / "summary.csv").read_text().count("\n") == 1 + 3 + 2
+    assert (folder / "summary.csv").read_text().count("\n") == 1 + 3 + 2
 
 
 def test_read_merges_problems_with_different_parameter_columns(hand_dataset):
