@@ -1,17 +1,18 @@
 """The report's interactive page: one self-contained HTML file that works offline.
 
 Plotly draws the profiles; its JavaScript is embedded once in the page (no CDN, no other file), and a
-small script of our own (``page.js`` beside this module) sorts the tables, applies the filters and shows
-one instance at a time. The page has:
+small script of our own (:mod:`odrp.bench.page_script`) sorts the tables, applies the filters and
+shows one instance at a time. The page has:
 
 - **navigation** by kind, then study: kinds in the toolkit's own order (the registry's: the papers'
   kinds odrp, throughput, pathmap, latency, then the knapsack family kp, mkp, gap, mdkp, qkp, qmkp,
   qm3dkp; a kind the registry does not know comes last), studies in the grid's order;
-- **answers** per kind: for each heuristic, the study and parameter value where its mean gap to the
-  optimum is largest, and how often it found no solution;
+- **answers** per kind: for each method, the study and parameter value where its mean gap to the
+  optimum is largest, and its runs by status (how often it found no solution) (:func:`answers`);
 - per study: the tables (:mod:`odrp.bench.tables`), one per parameter with more than one value, the
-  head-to-head comparison of every two methods on the same instances (:func:`head_to_head`), the
-  runtime profile and gap ECDF (:mod:`odrp.bench.pictures`) and links to the pictures for papers;
+  head-to-head comparison of every two methods on the same instances, with a paired Wilcoxon test
+  (:func:`head_to_head`), the runtime profile and gap ECDF (:mod:`odrp.bench.pictures`) and links to
+  the pictures for papers;
 - **runs**: every run, filtered by kind, study, method, status and parameter value, sortable;
 - **instance**: one instance's runs (objective, gap, time, status of each method and repeat), its
   optimum and how it was proven (:func:`proof`);
