@@ -70,6 +70,9 @@ def test_zero_differences_are_dropped_and_few_pairs_are_said():
     same = compare.paired_test([0.2, 0.3], [0.2, 0.3])
     assert (same.nonzero, same.note) == (0, "no difference on any pair") and math.isnan(same.p_value)
     assert compare.paired_test([], []).note == "no pairs"
+    # a zero optimum missed on both sides is a tie; missed on one side only, the largest difference
+    inf = compare.paired_test([math.inf, 0.1, 0.1], [math.inf, 0.2, math.inf])
+    assert (inf.pairs, inf.nonzero, inf.w_plus, inf.w_minus) == (3, 2, 3, 0)
 
 
 def test_two_datasets_side_by_side_on_their_shared_instances(pair, tmp_path):

@@ -14,7 +14,8 @@ runtime (:func:`side_by_side`).
 **Paired test.** For each later dataset against the baseline and each method in both, the pairs are
 the shared instances where the method has a gap in both (a method's gap on an instance is the mean
 over its repeats that have one; runs without a solution make no pair, and are counted in the side by
-side table). On the differences d = gap(dataset) - gap(baseline), :func:`paired_test` runs the
+side table). On the differences d = gap(dataset) - gap(baseline) (an infinite gap, a zero optimum
+missed, ranks above every finite one; two infinite gaps tie), :func:`paired_test` runs the
 Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, two-sided, zero differences dropped as
 Wilcoxon did, scipy choosing the exact distribution or the normal approximation). It reports the
 pairs, the nonzero differences, W+ and W- (the rank sums of the positive and negative differences;
@@ -59,7 +60,8 @@ def paired_test(first: Any, second: Any) -> PairedTest:
     from scipy.stats import rankdata, wilcoxon
 
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    difference = b - a
+    with np.errstate(invalid="ignore"):
+        difference = np.where(a == b, 0.0, b - a)  # inf on both sides (a zero optimum missed twice): a tie
     nonzero = difference[difference != 0]
     median = float(np.median(difference)) if len(difference) else math.nan
     if len(nonzero) == 0:
