@@ -117,3 +117,20 @@ def test_comparison_through_the_cli(pair, tmp_path, run_cli):
     assert missing.stderr.strip() == "error: command line: --out: a folder for the comparison of several datasets"
     empty = run_cli("report", str(before), str(tmp_path / "nothing"), "--out", str(tmp_path / "x"))
     assert empty.returncode == 2 and "a dataset directory written by odrp bench" in empty.stderr
+
+
+def test_every_two_methods_of_a_study_are_tested_on_their_shared_gaps(tmp_path):
+    from tests.test_report_tables import write as write_studies
+
+    frame = dataset.read(write_studies(tmp_path / "bench"))
+    pairs = compare.method_pairs(frame).set_index(["study", "method", "other"])
+    # study-a, per instance: exact/highs A1 0, A2 0, A3 0.10; greedy_fit the mean of its repeats with a
+    # gap: A1 (0.10 + 0) / 2 = 0.05, A2 0.30 (its other run found nothing), A3 0.05 (the other an error).
+    # d = greedy_fit - highs = 0.05, 0.30, -0.05: |d| ranks 1.5, 3, 1.5 -> W+ = 4.5, W- = 1.5
+    h = pairs.loc[("study-a", "exact/highs", "greedy_fit")]
+    assert (h.pairs, h.nonzero, h.w_plus, h.w_minus) == (3, 3, 4.5, 1.5)
+    assert h.median_difference == pytest.approx(0.05) and h.note.startswith("too few pairs")
+    # exact/cbc ran on A3 only: one pair with each
+    assert pairs.loc[("study-a", "exact/cbc", "exact/highs"), "pairs"] == 1
+    # study-b: nothing has a gap
+    assert pairs.loc[("study-b", "exact/highs", "greedy_fit"), "note"] == "no pairs"

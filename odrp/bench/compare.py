@@ -76,6 +76,26 @@ def paired_test(first: Any, second: Any) -> PairedTest:
     )
 
 
+def method_pairs(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Within one dataset, per study (and ``by`` value), every two methods: :func:`paired_test` of
+    ``gap(other) - gap(method)`` on the instances where both have a gap (a method's gap on an
+    instance the mean over its repeats that have one). A negative median difference: ``other`` is
+    closer to the optimum."""
+    keys = tables.group_keys(frame, by)
+    records = []
+    for key, rows in tables.groups(frame, by):
+        rows = tables.labelled(rows)
+        wide = _per_instance(rows).pivot(index="instance_id", columns="label", values="gap")
+        labels = tables.method_order(rows)
+        for k, method in enumerate(labels):
+            for other in labels[k + 1 :]:
+                both = wide[[method, other]].dropna()
+                records.append(
+                    {**key, "method": method, "other": other, **paired_test(both[method], both[other]).__dict__}
+                )
+    return pd.DataFrame.from_records(records, columns=[*keys, "method", "other", *PairedTest.__dataclass_fields__])
+
+
 @dataclass
 class Comparison:
     """Several datasets compared: shared instances, the side by side table, the paired tests, files."""
@@ -212,14 +232,21 @@ def side_rows(table: pd.DataFrame) -> list[list[str]]:
     ]
 
 
+PAIR_HEADERS = ("method", "other", "pairs", "nonzero", "W+", "W-", "p-value", "median diff", "note")
+
+
 def test_rows(table: pd.DataFrame) -> list[list[str]]:
+    """Rows of :data:`TEST_HEADERS` (datasets against the baseline) or, for :func:`method_pairs`'s
+    frame, of :data:`PAIR_HEADERS` (two methods of one dataset)."""
+
     def number(x: float, fmt: str) -> str:
         return "-" if math.isnan(x) else format(x, fmt)
 
+    within = "other" in table.columns
     return [
         [
             r.method,
-            f"{r.dataset} vs {r.baseline}",
+            r.other if within else f"{r.dataset} vs {r.baseline}",
             str(r.pairs),
             str(r.nonzero),
             number(r.w_plus, "g"),
@@ -232,15 +259,22 @@ def test_rows(table: pd.DataFrame) -> list[list[str]]:
     ]
 
 
-def sections(result: Comparison) -> list[tuple[str, str, Sequence[str], list[list[str]]]]:
+def pair_sections(pairs: pd.DataFrame, key: dict[str, Any]) -> list[export.Section]:
+    """The section of :func:`method_pairs`'s rows in the group ``key`` (none if it has none)."""
+    mine = tables.matching(pairs, key)
+    if not len(mine):
+        return []
+    heading = f"{tables.group_title(key)}: Wilcoxon signed-rank test of paired gaps, method against method"
+    return [(heading, export.latex_label("pairs", *key.values()), PAIR_HEADERS, test_rows(mine))]
+
+
+def sections(result: Comparison) -> list[export.Section]:
     """(heading, LaTeX label, headers, rows) of every table: per group, the side by side and the tests."""
     out = []
     for key, table in tables.split(result.side_by_side):
         title = tables.group_title(key)
         out.append((title, export.latex_label("side", *key.values()), SIDE_HEADERS, side_rows(table)))
-        mine = result.tests
-        for k, v in key.items():
-            mine = mine[mine[k].isna()] if v is None else mine[mine[k] == v]
+        mine = tables.matching(result.tests, key)
         if len(mine):
             label = export.latex_label("wilcoxon", *key.values())
             out.append((f"{title}: Wilcoxon signed-rank test of paired gaps", label, TEST_HEADERS, test_rows(mine)))

@@ -11,10 +11,13 @@ small and hand-rolled: no pandas ``to_latex`` (which needs jinja2) nor ``tabulat
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from odrp.bench import tables
+
+Section = tuple[str, str, Sequence[str], Sequence[Sequence[Any]]]
+"""(heading, LaTeX label, headers, rows) of one table."""
 
 FORMATS = {"markdown": "md", "latex": "tex"}
 """The formats of ``--format`` and their file suffixes."""
@@ -77,7 +80,7 @@ def latex_label(*parts: Any) -> str:
     return "tab:" + re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def document(fmt: str, title: str, sections: Sequence[tuple[str, str, Sequence[str], Sequence[Sequence[Any]]]]) -> str:
+def document(fmt: str, title: str, sections: Sequence[Section]) -> str:
     """One file of ``sections`` (heading, label, headers, rows) in ``fmt`` (``markdown`` or ``latex``)."""
     if fmt == "markdown":
         return f"# {title}\n\n" + "\n".join(f"## {h}\n\n{markdown_table(hs, rows)}" for h, _, hs, rows in sections)
@@ -86,12 +89,16 @@ def document(fmt: str, title: str, sections: Sequence[tuple[str, str, Sequence[s
     )
 
 
-def summary_files(summary: Any, formats: Sequence[str], stem: str = "summary") -> dict[str, str]:
+def summary_files(
+    summary: Any, formats: Sequence[str], after: Callable[[dict[str, Any]], list[Section]] | None = None
+) -> dict[str, str]:
     """``{"summary.md": text, ...}``: every table of ``summary`` (:func:`odrp.bench.tables.study_tables`)
-    in each format, one section per table, headed by its group."""
-    sections = [
-        (tables.group_title(key), latex_label(*key.values()), tables.HEADERS, tables.formatted(table))
-        for key, table in tables.split(summary)
-    ]
+    in each format, one section per table, headed by its group, followed by ``after(group key)``'s
+    sections (the report's paired tests of every two methods)."""
+    sections: list[Section] = []
+    for key, table in tables.split(summary):
+        sections.append((tables.group_title(key), latex_label(*key.values()), tables.HEADERS, tables.formatted(table)))
+        if after is not None:
+            sections.extend(after(key))
     title = "Gap to the proven optimum, per study and method"
-    return {f"{stem}.{FORMATS[fmt]}": document(fmt, title, sections) for fmt in formats}
+    return {f"summary.{FORMATS[fmt]}": document(fmt, title, sections) for fmt in formats}

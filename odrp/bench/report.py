@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from odrp.bench import dataset, export, page, pictures, tables, verify
+from odrp.bench import compare, dataset, export, page, pictures, tables, verify
 from odrp.bench.tables import counts_line, method_label, optimum_counts
 
 
@@ -73,7 +74,10 @@ def report(
             result.pictures[problem].extend(f for picture in section.pictures for f in picture.files)
     if result.tables:
         _write(target / "summary.csv", summary.to_csv(index=False).encode())
-        for name, text in export.summary_files(summary, formats).items():
+        pairs = compare.method_pairs(frame, by)  # every two methods of a table: Wilcoxon on their gaps
+        _write(target / "pairs.csv", pairs.to_csv(index=False).encode())
+        after = partial(compare.pair_sections, pairs)
+        for name, text in export.summary_files(summary, formats, after).items():
             result.exports.append(_write(target / name, text.encode()))
     text = page.render(frame, result.sections, manifest, out.resolve().name)
     result.html = _write(target / "index.html", text.encode())

@@ -237,6 +237,14 @@ def split(long: pd.DataFrame) -> Iterator[tuple[dict[str, Any], pd.DataFrame]]:
         yield key, table.drop(columns=keys).reset_index(drop=True)
 
 
+def matching(frame: pd.DataFrame, key: dict[str, Any]) -> pd.DataFrame:
+    """The rows of ``frame`` in the group ``key`` (a value None matches a missing one)."""
+    mask = pd.Series(True, index=frame.index)
+    for k, v in key.items():
+        mask &= frame[k].isna() if v is None else frame[k] == v
+    return frame[mask]
+
+
 def group_title(key: dict[str, Any]) -> str:
     """``odrp / study-a / items=20, correlation=0.5`` (a parameter the study lacks: ``items=-``)."""
     params = [f"{k.removeprefix('param_')}={_value(v)}" for k, v in key.items() if k.startswith("param_")]
