@@ -75,6 +75,12 @@ def test_zero_differences_are_dropped_and_few_pairs_are_said():
     assert (inf.pairs, inf.nonzero, inf.w_plus, inf.w_minus) == (3, 2, 3, 0)
 
 
+def test_dataset_names_are_unique():
+    assert compare.names_of(["a/out", "b/run"]) == ["out", "run"]
+    assert compare.names_of(["a/out", "b/out"]) == ["a/out", "b/out"]
+    assert compare.names_of(["out", "out", "x"]) == ["out #1", "out #2", "x"]
+
+
 def test_two_datasets_side_by_side_on_their_shared_instances(pair, tmp_path):
     before, after = pair
     result = compare.compare([before, after], tmp_path / "cmp")

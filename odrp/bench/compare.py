@@ -109,9 +109,11 @@ class Comparison:
 
 
 def names_of(dirs: Sequence[str | Path]) -> list[str]:
-    """Each dataset's name: its folder's name, or its path where two folders share a name."""
+    """Each dataset's name: its folder's name, or its path where two folders share a name, numbered
+    (``out #2``) where even the paths are the same."""
     names = [Path(d).name or str(d) for d in dirs]
-    return [str(d) if names.count(n) > 1 else n for n, d in zip(names, dirs, strict=True)]
+    names = [str(d) if names.count(n) > 1 else n for n, d in zip(names, dirs, strict=True)]
+    return [f"{n} #{names[:k].count(n) + 1}" if names.count(n) > 1 else n for k, n in enumerate(names)]
 
 
 def compare(
