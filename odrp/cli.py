@@ -516,11 +516,21 @@ def _add_report(sub: Any) -> None:
     p.add_argument(
         "dir", nargs="+", help="dataset directory written by odrp bench; several: compare them (--out needed)"
     )
-    p.add_argument("--out", default=None, metavar="REPORT_DIR", help="default: DIR/report")
+    p.add_argument("--out", default=None, metavar="REPORT_DIR", help="default: DIR/report; needed to compare datasets")
     p.add_argument(
-        "--by", action="append", default=[], metavar="PARAM", help="one table per value of this generator parameter"
+        "--by",
+        action="append",
+        default=[],
+        metavar="PARAM",
+        help="one table per value of this generator parameter (repeatable)",
     )
-    p.add_argument("--format", action="append", default=[], choices=["markdown", "latex"], help="also write the tables")
+    p.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        choices=["markdown", "latex"],
+        help="also write the tables as summary.md / summary.tex (repeatable)",
+    )
     p.set_defaults(handler=_report)
 
 
