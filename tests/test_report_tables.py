@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from odrp.bench import dataset, export, tables
@@ -181,3 +182,27 @@ def test_report_by_and_formats_through_the_cli(tmp_path, run_cli):
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "error: --by: nope: a generator parameter of the dataset (it has: items)"
     ]
+
+
+def test_whole_parameter_values_stay_integers_where_another_kind_lacks_the_parameter():
+    frame = pd.DataFrame(
+        {
+            "problem": ["kp", "kp", "odrp"],
+            "study": ["a", "a", "b"],
+            "param_items": [20.0, 40.0, math.nan],  # as read: odrp has no items, so pandas made them floats
+            "instance_id": ["1", "2", "3"],
+            "method": "h",
+            "solver": None,
+            "status": "feasible",
+            "objective": 1.0,
+            "optimum": 1.0,
+            "verified": True,
+            "gap": [0.1, 0.2, 0.3],
+            "runtime_s": 1.0,
+        }
+    )
+    long = tables.study_tables(frame, ["items"])
+    csv = long[["study", "param_items"]].to_csv(index=False).splitlines()
+    assert csv == ["study,param_items", "a,20", "a,40", "b,"]
+    titles = [tables.group_title(k) for k, _ in tables.split(long)]
+    assert titles == ["kp / a / items=20", "kp / a / items=40", "odrp / b / items=-"]

@@ -223,8 +223,18 @@ def study_tables(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         return pd.DataFrame(columns=[*keys, *COLUMNS])
     long = pd.concat(parts, ignore_index=True)
     for position, k in enumerate(keys):
-        long.insert(position, k, pd.Series([label[k] for label in labels], dtype=frame[k].dtype))
+        long.insert(position, k, _key_column([label[k] for label in labels], frame[k]))
     return long
+
+
+def _key_column(values: list[Any], source: pd.Series) -> pd.Series:
+    """A group column of the long table: the source's type, except that whole numbers a missing value
+    turned into floats (a kind without the parameter) come back as nullable integers (20, not 20.0)."""
+    column = pd.Series(values, dtype=source.dtype)
+    present = column.dropna()
+    if pd.api.types.is_float_dtype(column) and len(present) and (present == present.round()).all():
+        return column.astype("Int64")
+    return column
 
 
 def split(long: pd.DataFrame) -> Iterator[tuple[dict[str, Any], pd.DataFrame]]:
