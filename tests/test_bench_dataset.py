@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import textwrap
 from pathlib import Path
@@ -392,3 +393,14 @@ def test_one_kind_reads_as_one_arrow_dataset_even_with_an_all_error_instance(tmp
     assert by_id[tasks[1].instance_id]["solution"] is None
     with pytest.raises(InputError, match="a folder of Parquet files of that kind"):
         dataset.kind_dataset(out, "kp")
+
+
+def test_conflicting_values_keep_an_infinite_metric(tmp_path):
+    values = [{"a": [1], "b": math.inf}, {"a": {"x": 1}, "b": 1.0}]  # a list, then a dict: no one struct
+    column = dataset.nested_column(values, numbers_as_float=True)
+    assert column.type == pa.string()
+    pq.write_table(pa.table({"metrics": column}), tmp_path / "m.parquet")
+    assert dataset.decoded(pq.read_table(tmp_path / "m.parquet").column("metrics")) == [
+        {"a": [1.0], "b": math.inf},
+        {"a": {"x": 1.0}, "b": 1.0},
+    ]

@@ -205,7 +205,8 @@ def nested_column(values: list[Any], numbers_as_float: bool = False) -> pa.Array
     try:
         return pa.array(values, type=nested_type(pa.array(values).type))
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
-        return pa.array([_json(v) for v in values], pa.string())
+        # Python's JSON (an infinite metric as Infinity, which json.loads reads back)
+        return pa.array([None if v is None else json.dumps(v, sort_keys=True) for v in values], pa.string())
 
 
 def nested_type(inferred: pa.DataType, top: bool = True) -> pa.DataType:
