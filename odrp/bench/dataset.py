@@ -198,8 +198,8 @@ def nested_column(values: list[Any], numbers_as_float: bool = False) -> pa.Array
     instances with other operator names never add fields to each other. An empty top-level dict is
     null (Parquet has no struct without fields). ``numbers_as_float``: every number a float64 (the
     metrics, so that files agree on their types). Values whose types conflict within the file (a
-    plugin returning a list in one run and a dict in another) leave the file's column as canonical
-    JSON text, which :func:`read` decodes too.
+    plugin returning a list in one run and a dict in another) leave the file's column as JSON text
+    (sorted keys, an infinite number as ``Infinity``), which :func:`read` decodes too.
     """
     values = [None if v == {} else v for v in (_plain(v, numbers_as_float) for v in values)]
     try:
