@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo debs test docs lint bench clean
+.PHONY: demo debs test chromium docs lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,12 +28,24 @@ debs: $(STAMP)
 
 # Style, the import layers (import-linter contracts in pyproject.toml), the documentation (a broken link or
 # reference fails), then every test.
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $$(mktemp -d)
 	$(BIN)/python -m pytest
+
+# The report's browser test (tests/test_report_browser.py) renders the page in headless Chromium: Debian's
+# chromium package, installed here with apt-get when it is missing and we are root; else that test skips.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium package for the report's browser test"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
+	  || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1; } \
+	  || echo "note: apt-get could not install chromium: the report's browser test will skip"; \
+	else echo "note: no chromium and not root: the report's browser test will skip (apt-get install chromium)"; fi
 
 # The documentation site (mkdocs, Material theme, API reference by mkdocstrings) into site/.
 docs: $(STAMP)

@@ -534,21 +534,48 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _add_report(sub: Any) -> None:
-    p = sub.add_parser("report", help="tables, pictures and an HTML page of a benchmark dataset")
-    p.add_argument("dir", help="dataset directory written by odrp bench")
-    p.add_argument("--out", default=None, metavar="REPORT_DIR", help="default: DIR/report")
+    p = sub.add_parser(
+        "report", help="tables, pictures and an HTML page of a benchmark dataset, or a comparison of several"
+    )
+    p.add_argument(
+        "dir", nargs="+", help="dataset directory written by odrp bench; several: compare them (--out needed)"
+    )
+    p.add_argument("--out", default=None, metavar="REPORT_DIR", help="default: DIR/report; needed to compare datasets")
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="PARAM",
+        help="one table per value of this generator parameter (repeatable)",
+    )
+    p.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        choices=["markdown", "latex"],
+        help="also write the tables as summary.md / summary.tex (repeatable)",
+    )
     p.set_defaults(handler=_report)
 
 
 def _report(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.dataset import files
+
+    for folder in args.dir:
+        if not files(folder):
+            raise InputError(folder, "", "a dataset directory written by odrp bench (no rows/problem=*/ files)")
+    if len(args.dir) > 1:
+        from odrp.bench.compare import compare, print_comparison
+
+        if args.out is None:
+            raise InputError("command line", "--out", "a folder for the comparison of several datasets")
+        print_comparison(compare(args.dir, _directory(args.out, "--out"), args.by, args.format))
+        return 0
     from odrp.bench.report import print_report, report
 
-    if not files(args.dir):
-        raise InputError(args.dir, "", "a dataset directory written by odrp bench (no rows/problem=*/ files)")
     if args.out is not None:
         _directory(args.out, "--out")
-    print_report(report(args.dir, args.out))
+    print_report(report(args.dir[0], args.out, args.by, args.format))
     return 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import textwrap
 from pathlib import Path
@@ -203,7 +204,7 @@ def test_writes_never_follow_a_planted_link(stored, tmp_path, run_cli):
     assert run_cli("report", str(out)).returncode == 0
     assert victim.read_text() == "keep me"
     assert not (out / "manifest.json").is_symlink() and not (out / "report" / "index.html").is_symlink()
-    assert "<h1>Benchmark report</h1>" in (out / "report" / "index.html").read_text()
+    assert "<h1>Benchmark report" in (out / "report" / "index.html").read_text()  # the page, written in place
 
 
 def test_a_linked_folder_of_the_dataset_is_refused(stored, tmp_path, run_cli):
@@ -282,3 +283,124 @@ def test_records_without_error_counts_are_completed_from_checked_files(stored):
         del entry["errors"]
     result = check(out, manifest)
     assert not result.findings and [e["errors"] for e in result.record.values()] == [0, 0, 0]
+
+
+# ------------------------------------------------------------------ metrics and solution as structs
+
+
+def _struct_rows(tasks):
+    """Two runs of one instance: a solved one and an error row (no metrics, no solution)."""
+    rows = failed_outcome(tasks[0], "boom")["rows"]
+    solved = dict(rows[0])
+    solved.update(
+        status="optimal",
+        objective=2.0,
+        message="",
+        metrics={"cost": 3, "nodes_used": ["w1", "w2"], "replicas": {"op-a": 2, "op-b": 1}, "ok": True},
+        solution={"placement": {"op-a": {"w1": 1, "w2": 1}, "op-b": {"w2": 1}}},
+    )
+    return [solved, rows[0]]
+
+
+def test_metrics_and_solution_are_parquet_structs_read_back_as_dicts(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    out = tmp_path / "out"
+    dataset.write_instance(out, "odrp", tasks[0].instance_id, dataset.to_table(_struct_rows(tasks), table_schema))
+    stored = pq.read_table(dataset.files(out)[0]).schema
+    # top-level keys are fields, the operator and node names below them map keys, metric numbers floats
+    assert stored.field("solution").type == pa.struct(
+        [("placement", pa.map_(pa.string(), pa.map_(pa.string(), pa.int64())))]
+    )
+    metrics = stored.field("metrics").type
+    assert pa.types.is_struct(metrics) and metrics.field("cost").type == pa.float64()
+    assert metrics.field("replicas").type == pa.map_(pa.string(), pa.float64())
+    assert metrics.field("ok").type == pa.bool_() and metrics.field("nodes_used").type == pa.list_(pa.string())
+    frame = dataset.read(out).set_index("status")
+    assert frame.loc["optimal", "solution"] == {"placement": {"op-a": {"w1": 1, "w2": 1}, "op-b": {"w2": 1}}}
+    assert frame.loc["optimal", "metrics"] == {
+        "cost": 3.0,
+        "nodes_used": ["w1", "w2"],
+        "replicas": {"op-a": 2.0, "op-b": 1.0},
+        "ok": True,
+    }
+    assert frame.loc["error", "solution"] is None and frame.loc["error", "metrics"] is None  # {} has no struct
+    assert isinstance(frame.loc["optimal", "method_stats"], str)  # free-form per method: JSON text
+
+
+def test_conflicting_values_in_one_file_stay_json_and_read_back(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    rows = _struct_rows(tasks)
+    rows[1] = dict(rows[0], repeat=1, solution={"placement": [1, 2]})  # a list where the other run has a dict
+    out = tmp_path / "out"
+    dataset.write_instance(out, "odrp", tasks[0].instance_id, dataset.to_table(rows, table_schema))
+    assert pq.read_table(dataset.files(out)[0]).schema.field("solution").type == pa.string()
+    frame = dataset.read(out)
+    assert frame["solution"].tolist() == [rows[0]["solution"], {"placement": [1, 2]}]
+
+
+def test_datasets_with_json_text_columns_are_still_read(tmp_path):
+    """A file written before metrics and solution were structs: JSON text, decoded by read."""
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    rows = _struct_rows(tasks)
+    table = dataset.to_table(rows, table_schema)
+    for name in dataset.STRUCT_COLUMNS:
+        text = pa.array([None if r[name] is None else json.dumps(r[name]) for r in rows], pa.string())
+        table = table.set_column(table.schema.get_field_index(name), name, text)
+    dataset.write_instance(tmp_path / "old", "odrp", tasks[0].instance_id, table)
+    frame = dataset.read(tmp_path / "old")
+    assert frame["solution"].tolist() == [rows[0]["solution"], None]
+    assert frame["metrics"].tolist()[0]["replicas"] == {"op-a": 2, "op-b": 1}
+
+
+def test_problem_is_plain_text_so_a_groupby_gives_only_what_is_there(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    out = tmp_path / "out"
+    for problem, task, method in (("odrp", tasks[0], "greedy"), ("kp", tasks[1], "ratio")):
+        rows = [dict(r, method=method) for r in failed_outcome(task, "boom")["rows"]]
+        dataset.write_instance(out, problem, task.instance_id, dataset.to_table(rows, table_schema))
+    frame = dataset.read(out)
+    assert frame["problem"].dtype == object
+    assert sorted(frame.groupby(["problem", "method"]).size().index) == [("kp", "ratio"), ("odrp", "greedy")]
+
+
+def test_one_kind_reads_as_one_arrow_dataset_even_with_an_all_error_instance(tmp_path):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(GRID)
+    tasks = load_grid(grid).tasks
+    table_schema = dataset.schema(dataset.param_types(t.params for t in tasks))
+    out = tmp_path / "out"
+    solved = _struct_rows(tasks)[:1]
+    dataset.write_instance(out, "odrp", tasks[0].instance_id, dataset.to_table(solved, table_schema))
+    failed = failed_outcome(tasks[1], "boom")["rows"]  # every run failed: null metrics and solution columns
+    dataset.write_instance(out, "odrp", tasks[1].instance_id, dataset.to_table(failed, table_schema))
+    types = {pq.read_schema(p).field("solution").type for p in dataset.files(out)}
+    assert pa.null() in types and len(types) == 2
+    table = dataset.kind_dataset(out, "odrp").to_table()
+    by_id = {r["instance_id"]: r for r in table.to_pylist(maps_as_pydicts="strict")}
+    assert by_id[tasks[0].instance_id]["solution"] == solved[0]["solution"]
+    assert by_id[tasks[1].instance_id]["solution"] is None
+    with pytest.raises(InputError, match="a folder of Parquet files of that kind"):
+        dataset.kind_dataset(out, "kp")
+
+
+def test_conflicting_values_keep_an_infinite_metric(tmp_path):
+    values = [{"a": [1], "b": math.inf}, {"a": {"x": 1}, "b": 1.0}]  # a list, then a dict: no one struct
+    column = dataset.nested_column(values, numbers_as_float=True)
+    assert column.type == pa.string()
+    pq.write_table(pa.table({"metrics": column}), tmp_path / "m.parquet")
+    assert dataset.decoded(pq.read_table(tmp_path / "m.parquet").column("metrics")) == [
+        {"a": [1.0], "b": math.inf},
+        {"a": {"x": 1.0}, "b": 1.0},
+    ]

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from odrp.bench import dataset
-from odrp.bench.report import profile_steps, quantile, report
+from odrp.bench.report import report
+from odrp.bench.tables import quantile
 
 #: (instance, size, label, status, objective, optimum, optimum_status, gap, runtime_s, verified)
 ODRP_ROWS = [
@@ -73,9 +74,9 @@ def rows_of(spec, params):
     return out
 
 
-@pytest.fixture
-def hand_dataset(tmp_path):
-    out = tmp_path / "bench"
+@pytest.fixture(scope="module")
+def hand_dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("hand") / "bench"
     for problem, spec, params in (("odrp", ODRP_ROWS, {"nodes": 3}), ("kp", KP_ROWS, {"items": 10, "kind": "x"})):
         rows = rows_of(spec, params)
         schema = dataset.schema(dataset.param_types([params]))
@@ -85,15 +86,21 @@ def hand_dataset(tmp_path):
     return out
 
 
-def test_tables_have_the_hand_worked_numbers(hand_dataset):
-    result = report(hand_dataset)
+@pytest.fixture(scope="module")
+def made(hand_dataset):
+    """The report of the hand dataset, into a folder of its own (made once: pictures take seconds)."""
+    return report(hand_dataset, hand_dataset.parent / "pictures")
+
+
+def test_tables_have_the_hand_worked_numbers(made):
+    result = made
     table = result.tables["odrp"].set_index("method")
     assert list(table.index) == ["exact/cbc", "exact/highs", "h"]
 
     h = table.loc["h"]
     # 3 instances, 6 runs, 1 error; runs on instances with an optimum: I1 x 2, I2 x 2; optimal: I1/1
-    assert (h.instances, h.runs, h.errors, h.optimal, h.comparable) == (3, 6, 1, 1, 4)
-    assert h.optimal_share == 0.25
+    assert (h.instances, h.runs, h.error, h.at_optimum, h.comparable) == (3, 6, 1, 1, 4)
+    assert h.at_optimum_share == 0.25
     # gaps [0.25, 0, 0.2]: mean 0.45 / 3 = 0.15, median 0.2, p95 at position 0.95 x 2 = 1.9 of
     # [0, 0.2, 0.25]: 0.2 + 0.9 x 0.05 = 0.245, max 0.25
     assert h.gap_mean == pytest.approx(0.15)
@@ -108,14 +115,14 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
 
     cbc = table.loc["exact/cbc"]
     # comparable I1 (optimal) and I2 (time limit, gap 0.1): 1/2; gaps [0, 0.1]
-    assert (cbc.instances, cbc.runs, cbc.errors, cbc.optimal, cbc.comparable) == (3, 3, 1, 1, 2)
+    assert (cbc.instances, cbc.runs, cbc.error, cbc.at_optimum, cbc.comparable) == (3, 3, 1, 1, 2)
     assert (cbc.gap_mean, cbc.gap_median, cbc.gap_max) == pytest.approx((0.05, 0.05, 0.1))
     assert cbc.gap_p95 == pytest.approx(0.095)  # 0 + 0.95 x 0.1
     assert cbc.runtime_mean == pytest.approx(14.5 / 3)  # (4 + 10 + 0.5) / 3
     assert cbc.speedup == pytest.approx(math.sqrt(0.5 * 0.1))  # 2/4 and 1/10
 
     highs = table.loc["exact/highs"]
-    assert (highs.optimal, highs.comparable, highs.gap_max) == (2, 2, 0.0)
+    assert (highs.at_optimum, highs.comparable, highs.gap_max) == (2, 2, 0.0)
     assert highs.runtime_mean == pytest.approx(13 / 3)
     assert highs.speedup == pytest.approx(1.0)  # the fastest proof on both instances
 
@@ -125,20 +132,22 @@ def test_tables_have_the_hand_worked_numbers(hand_dataset):
     assert len(result.errors) == 2
 
 
-def test_pictures_and_page_exist(hand_dataset, tmp_path):
-    result = report(hand_dataset, tmp_path / "pictures")
-    for problem in ("odrp", "kp"):
-        assert [p.name for p in result.pictures[problem]] == [
-            f"profile-{problem}.png",
-            f"gap-vs-size-{problem}.png",
-            f"runtime-vs-size-{problem}.png",
-        ]
+def test_pictures_and_page_exist(made):
+    result = made
+    folder = made.out
+    pictures = ["runtime-profile", "gap-ecdf", "gap-vs-size", "runtime-vs-size"]  # sizes 4 and 6 in odrp
+    expected = {"odrp": pictures, "kp": pictures[:2]}  # one size in kp: no size axis
+    assert list(result.pictures) == ["odrp", "kp"]  # the registry's order of kinds
+    for problem, names in expected.items():
+        files = [f"{problem}-hand-{name}.{suffix}" for name in names for suffix in ("png", "svg")]
+        assert [p.name for p in result.pictures[problem]] == files
         for picture in result.pictures[problem]:
-            assert picture.parent == tmp_path / "pictures"
-            assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and picture.stat().st_size > 5000
-    page = (tmp_path / "pictures" / "index.html").read_text()
-    assert "<img src='profile-odrp.png'" in page and "24.50%" in page and "boom" in page
-    assert (tmp_path / "pictures" / "summary.csv").read_text().count("\n") == 1 + 3 + 2
+            assert picture.parent == folder
+            start = b"\x89PNG\r\n\x1a\n" if picture.suffix == ".png" else b"<?xml"
+            assert picture.read_bytes().startswith(start) and picture.stat().st_size > 5000
+    page = (folder / "index.html").read_text()
+    assert "odrp-hand-gap-ecdf.svg" in page and "24.50%" in page and "boom" in page
+    assert (folder / "summary.csv").read_text().count("\n") == 1 + 3 + 2
 
 
 def test_read_merges_problems_with_different_parameter_columns(hand_dataset):
@@ -151,7 +160,7 @@ def test_read_merges_problems_with_different_parameter_columns(hand_dataset):
 
 def test_report_through_the_cli(run_cli, hand_dataset):
     proc = run_cli("report", str(hand_dataset), check=True)
-    assert "odrp: gap to the proven optimum" in proc.stdout
+    assert "odrp / hand: gap to the proven optimum" in proc.stdout
     assert "1/4 (25.00%)" in proc.stdout and "24.50%" in proc.stdout and "79.4x" in proc.stdout
     assert "2 with a proven optimum" in proc.stdout and "1 without a proof" in proc.stdout
     assert (hand_dataset / "report" / "index.html").exists()
@@ -162,11 +171,7 @@ def test_report_of_an_empty_directory_is_bad_input(run_cli, tmp_path):
     assert proc.returncode == 2 and proc.stderr.startswith(f"error: {tmp_path}: a dataset directory")
 
 
-def test_quantile_and_profile_steps():
+def test_quantile():
     assert quantile([0.0, 0.1, 0.2, 0.3, 0.4], 0.95) == pytest.approx(0.38)  # 0.3 + 0.8 x 0.1
     assert quantile([1.0, math.inf], 0.95) == math.inf
     assert math.isnan(quantile([], 0.5))
-    import numpy as np
-
-    taus, shares = profile_steps(np.array([0.0, 0.2, math.inf, 0.2]))
-    assert taus == [0.0, 0.2] and shares == [0.25, 0.75]  # inf (no solution) never counts

@@ -94,7 +94,7 @@ def test_failing_method_is_an_error_row_and_optima_match_brute_force(tmp_path):
         fits = rows[rows["method"] == "plugin_first_fit"]
         assert sorted(fits["repeat"]) == [0, 1]
         for fit in fits.itertuples():
-            evaluation = ODRP.evaluate(ODRP.load(data, "tiny"), json.loads(fit.solution), "fit")
+            evaluation = ODRP.evaluate(ODRP.load(data, "tiny"), fit.solution, "fit")  # a struct: a dict
             assert fit.objective == pytest.approx(evaluation.objective, rel=1e-12)
             assert fit.gap == pytest.approx((best - fit.objective) / abs(best), rel=1e-6, abs=1e-9)
 

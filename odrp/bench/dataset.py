@@ -10,19 +10,33 @@ Layout of an output directory ``DIR``::
     DIR/.lock                                  held by the one process writing the dataset
 
 One row per instance x method x repeat (exact rows: one per solver). ``problem`` is the partition
-column (``pandas.read_parquet("DIR/rows")`` returns it); every file written from one grid has the
-same columns, so any Parquet reader takes the directory as one table. :func:`read` also merges the
-files of several grids (resumed with a changed grid), whose parameter columns may differ.
+column. :func:`read` returns the whole dataset as one pandas DataFrame with ``problem`` as plain
+strings (``frame.groupby("problem")`` gives the kinds present, nothing else) and merges the files
+of several grids (resumed with a changed grid), whose parameter columns may differ.
+:func:`kind_dataset` gives one kind's files as one Arrow dataset, their schemas unified (the
+``metrics`` and ``solution`` structs differ between files, and conflict between kinds, so a reader
+that takes one file's schema for all fails; a plain ``pandas.read_parquet("DIR/rows")`` would also
+make ``problem`` a categorical, whose ``groupby`` crosses every kind with every method unless
+``observed=True``).
 
 Columns: ``instance_id, study, instance_name, generator, file, params`` (canonical JSON) and one
 ``param_<name>`` column per generator parameter of the grid, ``seed, instance_sha256`` (of the
-instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solver, options, repeat,
-status, objective, bound, solver_gap`` (the solver's own incumbent/bound gap), ``optimum,
+instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solver, options`` (JSON),
+``repeat, status, objective, bound, solver_gap`` (the solver's own incumbent/bound gap), ``optimum,
 optimum_status, gap`` (:mod:`odrp.bench.optimum`), ``runtime_s, time_limit, verified, message,
-metrics, method_stats, solution`` (JSON), ``package_version, solver_version``, and ``warm_start,
-warm_start_objective``: on an exact row of a ``warm_start: best_heuristic`` study, the heuristic run
-whose solution was the MIP start (``method`` or ``method#repeat``) and its objective (else null;
-rows from before these columns existed have none: :func:`read` gives null there).
+metrics`` (struct), ``method_stats`` (JSON: free-form per method), ``solution`` (struct),
+``package_version, solver_version``, and ``warm_start, warm_start_objective``: on an exact row of a
+``warm_start: best_heuristic`` study, the heuristic run whose solution was the MIP start (``method``
+or ``method#repeat``) and its objective (else null; rows from before these columns existed have
+none: :func:`read` gives null there).
+
+**Structs.** ``metrics`` and ``solution`` are Parquet structs whose type each file infers from its
+rows (:func:`nested_column`): the top level's keys are fields (``solution.placement``,
+``metrics.cost``), every dict below is a ``map<string, ...>`` (operator, node and knapsack names are
+data, not fields), every metric number is a float64, and a run without metrics or a solution has
+null. A field that some runs of a file report and others do not is null in the others. :func:`read`
+gives both columns as Python dicts and lists, exactly the solution the method returned (JSON text
+of older datasets is decoded too).
 
 Files are written whole and renamed into place (a hidden temporary name first), so a killed run
 leaves complete files only: at most the instances in flight are lost. An instance's file is its
@@ -101,15 +115,19 @@ TAIL = [
     ("time_limit", pa.float64()),
     ("verified", pa.bool_()),
     ("message", pa.string()),
-    ("metrics", pa.string()),
+    ("metrics", pa.null()),  # a struct inferred per file (nested_type)
     ("method_stats", pa.string()),
-    ("solution", pa.string()),
+    ("solution", pa.null()),  # a struct inferred per file (nested_type)
     ("package_version", pa.string()),
     ("solver_version", pa.string()),
     ("warm_start", pa.string()),
     ("warm_start_objective", pa.float64()),
 ]
-JSON_COLUMNS = ("params", "options", "metrics", "method_stats", "solution")
+JSON_COLUMNS = ("params", "options", "method_stats")
+"""Columns stored as canonical JSON text: free-form per method (``method_stats``, ``options``) or
+spread into ``param_*`` columns already (``params``)."""
+STRUCT_COLUMNS = ("metrics", "solution")
+"""Columns stored as Parquet structs (:func:`nested_type`); :func:`read` gives them as dicts."""
 OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective")
 """Columns a row may leave out (null): only exact rows of warm-started studies fill them."""
 PARAM_PREFIX = "param_"
@@ -163,10 +181,77 @@ def to_table(rows: list[dict[str, Any]], table_schema: pa.Schema) -> pa.Table:
             columns[f.name] = [_param_value(row["params"].get(name), f.type) for row in rows]
         elif f.name in JSON_COLUMNS:
             columns[f.name] = [_json(row[f.name]) for row in rows]
+        elif f.name in STRUCT_COLUMNS:
+            columns[f.name] = nested_column([row[f.name] for row in rows], numbers_as_float=f.name == "metrics")
         else:
             values = [row.get(f.name) if f.name in OPTIONAL_COLUMNS else row[f.name] for row in rows]
             columns[f.name] = [_finite(v) if f.type == pa.float64() else v for v in values]
-    return pa.table(columns, schema=table_schema)
+    fields = [pa.field(f.name, columns[f.name].type) if f.name in STRUCT_COLUMNS else f for f in table_schema]
+    return pa.table(columns, schema=pa.schema(fields))
+
+
+def nested_column(values: list[Any], numbers_as_float: bool = False) -> pa.Array:
+    """One file's ``metrics`` or ``solution`` values as an Arrow array of :func:`nested_type`.
+
+    A value's top-level dict is a struct (its keys are names: ``placement``, ``cost``), every dict
+    below it a ``map<string, ...>`` (its keys are data: operators, nodes, knapsacks), so that
+    instances with other operator names never add fields to each other. An empty top-level dict is
+    null (Parquet has no struct without fields). ``numbers_as_float``: every number a float64 (the
+    metrics, so that files agree on their types). Values whose types conflict within the file (a
+    plugin returning a list in one run and a dict in another) leave the file's column as JSON text
+    (sorted keys, an infinite number as ``Infinity``), which :func:`read` decodes too.
+    """
+    values = [None if v == {} else v for v in (_plain(v, numbers_as_float) for v in values)]
+    try:
+        return pa.array(values, type=nested_type(pa.array(values).type))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
+        # Python's JSON (an infinite metric as Infinity, which json.loads reads back)
+        return pa.array([None if v is None else json.dumps(v, sort_keys=True) for v in values], pa.string())
+
+
+def nested_type(inferred: pa.DataType, top: bool = True) -> pa.DataType:
+    """Arrow's inferred type with every struct below the top one turned into a map of string keys
+    (its value type the permissive union of the struct's field types)."""
+    if pa.types.is_struct(inferred):
+        children = [nested_type(inferred.field(k).type, top=False) for k in range(inferred.num_fields)]
+        if top:
+            if not children:
+                return pa.null()
+            return pa.struct([pa.field(inferred.field(k).name, t) for k, t in enumerate(children)])
+        return pa.map_(pa.string(), _union(children))
+    if pa.types.is_list(inferred) or pa.types.is_large_list(inferred):
+        return pa.list_(nested_type(inferred.value_type, top=False))
+    return inferred
+
+
+def _union(types: list[pa.DataType]) -> pa.DataType:
+    if not types:
+        return pa.null()
+    schemas = [pa.schema([pa.field("value", t)]) for t in types]
+    return pa.unify_schemas(schemas, promote_options="permissive").field("value").type
+
+
+def _plain(value: Any, numbers_as_float: bool) -> Any:
+    """``value`` with NaN as null and, if asked, every int (not bool) as a float."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v, numbers_as_float) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v, numbers_as_float) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if numbers_as_float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def decoded(column: pa.ChunkedArray) -> list[Any]:
+    """A ``metrics`` or ``solution`` column as Python values: structs and maps as dicts, JSON text
+    (a file whose values conflicted, or a dataset written before these columns were structs) parsed."""
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return [None if v is None else json.loads(v) for v in column.to_pylist()]
+    if pa.types.is_null(column.type):
+        return [None] * len(column)
+    return column.to_pylist(maps_as_pydicts="strict")
 
 
 def _param_value(value: Any, arrow_type: pa.DataType) -> Any:
@@ -374,18 +459,40 @@ def read(out: str | Path) -> Any:
     if not paths:
         names = [n for n, _ in HEAD] + [n for n, _ in TAIL]
         return pd.DataFrame(columns=["problem", *names])
-    tables = []
+    tables, nested = [], {name: [] for name in STRUCT_COLUMNS}
     for path in paths:
         try:
             table = pq.read_table(path)
         except (OSError, pa.ArrowException) as error:
             raise InputError(str(path), "", f"a readable Parquet file ({type(error).__name__})") from None
+        for name in STRUCT_COLUMNS:  # each file's own types: never widened by another instance's fields
+            nested[name].extend(decoded(table.column(name)) if name in table.column_names else [None] * len(table))
+            if name in table.column_names:
+                table = table.drop_columns(name)
         problem = path.parent.name.split("=", 1)[1]
         tables.append(table.append_column("problem", pa.array([problem] * table.num_rows, pa.string())))
     frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
-    order = ["problem"] + [c for c in frame.columns if c != "problem"]
+    for name, values in nested.items():
+        frame[name] = pd.Series(values, index=frame.index, dtype=object)
+    written = [n for n, _ in HEAD] + [c for c in frame.columns if c.startswith(PARAM_PREFIX)] + [n for n, _ in TAIL]
+    order = ["problem"] + [c for c in written if c in frame.columns]
+    order += [c for c in frame.columns if c not in order]
     frame = frame[order].sort_values(["problem", "instance_id", "method", "solver", "repeat"], na_position="first")
     return frame.reset_index(drop=True)
+
+
+def kind_dataset(out: str | Path, problem: str) -> Any:
+    """One kind's files as one ``pyarrow.dataset.Dataset`` (for pyarrow, DuckDB or Polars), their schemas
+    unified: a struct's fields joined over the files, a null column (an instance whose every run failed)
+    read as the others' type. Reading ``DIR/rows/problem=<kind>`` with a reader that takes one file's
+    schema for all fails on such files."""
+    import pyarrow.dataset as ds
+
+    paths = sorted((rows_dir(out) / f"problem={problem}").glob("*.parquet"))
+    if not paths:
+        raise InputError(str(rows_dir(out) / f"problem={problem}"), "", "a folder of Parquet files of that kind")
+    unified = pa.unify_schemas([pq.read_schema(p) for p in paths], promote_options="permissive")
+    return ds.dataset([str(p) for p in paths], schema=unified, format="parquet")
 
 
 @dataclass

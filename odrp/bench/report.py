@@ -1,31 +1,16 @@
-"""``odrp report DIR``: tables and pictures of a benchmark dataset, and one HTML page with both.
+"""``odrp report DIR``: the tables, pictures and interactive page of a benchmark dataset.
 
-Per problem kind, one table row per method (exact rows per solver, as ``exact/highs``):
+Nothing is pooled over a kind's studies: every table, picture and head-to-head comparison is one study
+of one kind (the grid's ``studies:``), and :mod:`odrp.bench.tables` computes the tables (per study,
+and per value of each ``--by`` parameter). This module puts the pieces together:
 
-- ``instances``: distinct instances the method ran on; ``runs``: its rows (instances x repeats);
-- ``errors``: runs with ``status: error`` (every one is listed on the HTML page with its message);
-- ``optimal``: runs with gap 0 among the runs on instances with a known optimum (a run without a
-  solution counts as not optimal);
-- ``mean / median / p95 / max gap``: over the runs that have a gap (verified objective, known
-  optimum); p95 interpolates linearly between order statistics (numpy's default);
-- ``mean time s``: mean ``runtime_s`` over all runs;
-- ``speed-up``: geometric mean, over the runs that have a verified objective on instances where an
-  exact solver proved optimality, of t_exact / t_run, where t_exact is the runtime of the fastest
-  exact row that proved optimality on that instance (so the fastest exact solver scores 1 or less).
+- ``summary.csv`` (and ``summary.md`` / ``summary.tex`` with ``--format``): every table's numbers
+  (:mod:`odrp.bench.export`);
+- per study, the pictures for papers in PNG and SVG (:mod:`odrp.bench.pictures`): the runtime
+  performance profile, the gap ECDF, and gap and runtime against size when the study has sizes;
+- ``index.html``: one self-contained page that works offline (:mod:`odrp.bench.page`).
 
-Pictures (PNG, matplotlib's Agg canvas through ``Figure``, no global backend switch):
-
-- ``profile-<kind>.png``: Dolan-Moré performance profile of the gap. The reference of every
-  instance is its proven optimum, so the performance measure is the gap itself: rho_m(tau) is the
-  share of method m's runs (on instances with a known optimum) whose gap is at most tau, a run
-  without a gap never counting (gap = inf). tau runs on a symlog axis from 0; rho_m(0) is the
-  optimal share.
-- ``gap-vs-size-<kind>.png``: each run's gap against the instance size (``kind.size``, labelled
-  with ``kind.size_label``), with the median per size;
-- ``runtime-vs-size-<kind>.png``: runtime against size (log scale).
-
-``index.html`` shows the tables, the pictures, how many instances have a proven optimum, and every
-error row. ``summary.csv`` has the tables' numbers unrounded.
+The console shows the tables, the instance counts and the first error rows.
 
 The dataset is checked first (:func:`odrp.bench.verify.require_intact`): a file that disagrees with
 the manifest is named in one line and nothing is reported. Each report file is written whole and
@@ -34,297 +19,90 @@ renamed into place (:func:`odrp.bench.dataset.write_atomic`), never through a sy
 
 from __future__ import annotations
 
-import html
-import io
-import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from odrp.bench import dataset, verify
-
-COLUMNS = (
-    "method",
-    "instances",
-    "runs",
-    "errors",
-    "optimal",
-    "comparable",
-    "optimal_share",
-    "gap_mean",
-    "gap_median",
-    "gap_p95",
-    "gap_max",
-    "runtime_mean",
-    "speedup",
-)
+from odrp.bench import compare, dataset, export, page, pictures, tables, verify
+from odrp.bench.tables import counts_line, method_label, optimum_counts
 
 
 @dataclass
 class Report:
-    """The report of one dataset: a table per problem, and the files written."""
+    """The report of one dataset: its tables (:func:`odrp.bench.tables.study_tables`, per problem the
+    rows of its studies and ``--by`` values), and the files written."""
 
     tables: dict[str, pd.DataFrame]
     optimum_counts: dict[str, dict[str, int]]
     errors: pd.DataFrame
     out: Path
-    pictures: dict[str, list[Path]] = field(default_factory=dict)
+    pictures: dict[str, list[Path]] = field(default_factory=dict)  # per problem, every study's files
     html: Path | None = None
-
-
-def method_label(method: str, solver: Any) -> str:
-    return f"exact/{solver}" if method == "exact" and isinstance(solver, str) else method
-
-
-def labelled(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.copy()
-    frame["label"] = [method_label(m, s) for m, s in zip(frame["method"], frame["solver"], strict=True)]
-    return frame
-
-
-def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """The per-method table of one problem's rows (see the module docstring for each column)."""
-    rows = labelled(rows)
-    reference = _exact_reference_times(rows)
-    records = []
-    for label in _method_order(rows):
-        runs = rows[rows["label"] == label]
-        comparable = runs[runs["optimum"].notna()]
-        gaps = runs["gap"].dropna().to_numpy(dtype=float)
-        optimal = int((comparable["gap"] == 0).sum())
-        records.append(
-            {
-                "method": label,
-                "instances": runs["instance_id"].nunique(),
-                "runs": len(runs),
-                "errors": int((runs["status"] == "error").sum()),
-                "optimal": optimal,
-                "comparable": len(comparable),
-                "optimal_share": optimal / len(comparable) if len(comparable) else math.nan,
-                "gap_mean": float(np.mean(gaps)) if len(gaps) else math.nan,
-                "gap_median": float(np.median(gaps)) if len(gaps) else math.nan,
-                "gap_p95": quantile(gaps, 0.95),
-                "gap_max": float(np.max(gaps)) if len(gaps) else math.nan,
-                "runtime_mean": float(runs["runtime_s"].mean()),
-                "speedup": _speedup(runs, reference),
-            }
-        )
-    return pd.DataFrame.from_records(records, columns=list(COLUMNS))
-
-
-def quantile(values: np.ndarray, q: float) -> float:
-    """Linear interpolation between order statistics (numpy's default), with inf handled."""
-    if len(values) == 0:
-        return math.nan
-    ordered = np.sort(values)
-    position = q * (len(ordered) - 1)
-    lower = math.floor(position)
-    fraction = position - lower
-    if fraction == 0 or lower + 1 >= len(ordered):
-        return float(ordered[lower])
-    low, high = float(ordered[lower]), float(ordered[lower + 1])
-    return math.inf if math.isinf(high) else low + (high - low) * fraction
-
-
-def _method_order(rows: pd.DataFrame) -> list[str]:
-    labels = sorted(set(rows["label"]))
-    return [x for x in labels if x.startswith("exact/")] + [x for x in labels if not x.startswith("exact/")]
-
-
-def _exact_reference_times(rows: pd.DataFrame) -> dict[str, float]:
-    proofs = rows[(rows["method"] == "exact") & (rows["status"] == "optimal") & rows["verified"].astype(bool)]
-    return proofs.groupby("instance_id")["runtime_s"].min().to_dict()
-
-
-def _speedup(runs: pd.DataFrame, reference: dict[str, float]) -> float:
-    ratios = [
-        reference[i] / t
-        for i, t, ok, objective in zip(
-            runs["instance_id"], runs["runtime_s"], runs["verified"], runs["objective"], strict=True
-        )
-        if i in reference and t > 0 and bool(ok) and pd.notna(objective)
-    ]
-    return float(np.exp(np.mean(np.log(ratios)))) if ratios else math.nan
-
-
-def optimum_counts(rows: pd.DataFrame) -> dict[str, int]:
-    """How many instances have each optimum status (proven, disagree, infeasible, none)."""
-    per_instance = rows.groupby("instance_id")["optimum_status"].agg(_instance_status)
-    counts = {status: 0 for status in ("proven", "disagree", "infeasible", "none")}
-    counts.update(per_instance.value_counts().to_dict())
-    return {k: int(v) for k, v in counts.items()}
-
-
-def _instance_status(statuses: pd.Series) -> str:
-    """An instance's optimum status (its rows agree, except error rows of a dead task: 'none')."""
-    found = set(statuses)
-    for status in ("disagree", "proven", "infeasible"):
-        if status in found:
-            return status
-    return "none"
-
-
-# ----------------------------------------------------------------------------------- pictures
-
-
-def performance_profile(rows: pd.DataFrame, path: Path, title: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["optimum"].notna()])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    gaps = rows["gap"].fillna(math.inf)
-    steps = {label: profile_steps(gaps[rows["label"] == label].to_numpy(float)) for label in _method_order(rows)}
-    right = max([1e-2] + [1.1 * taus[-1] for taus, _ in steps.values()])
-    for label, (taus, shares) in steps.items():
-        style = "--" if label.startswith("exact/") else "-"
-        ax.step([*taus, right], [*shares, shares[-1]], style, where="post", label=label)
-    ax.set_xscale("symlog", linthresh=1e-3)
-    ax.set_xlim(0, right)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("tau: gap to the proven optimum (symlog)")
-    ax.set_ylabel("share of runs with gap <= tau")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
-    return _save(fig, path)
-
-
-def profile_steps(gaps: np.ndarray) -> tuple[list[float], list[float]]:
-    """The step function rho(tau) = share of gaps <= tau at tau = 0 and at every finite gap."""
-    n = len(gaps)
-    finite = np.sort(gaps[np.isfinite(gaps)])
-    taus = [0.0] + [float(g) for g in np.unique(finite) if g > 0]
-    shares = [float(np.sum(gaps <= tau)) / n if n else 0.0 for tau in taus]
-    return taus, shares
-
-
-def gap_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["gap"].notna() & np.isfinite(rows["gap"].astype(float)) & rows["size"].notna()])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    labels = _method_order(rows)
-    for k, label in enumerate(labels):
-        runs = rows[rows["label"] == label]
-        offset = (k - (len(labels) - 1) / 2) * 0.08
-        (line,) = ax.plot(runs["size"] + offset, runs["gap"], "o", alpha=0.45, markersize=4, label=label)
-        medians = runs.groupby("size")["gap"].median()
-        ax.plot(medians.index + offset, medians.to_numpy(), "-", color=line.get_color(), linewidth=1.5)
-    ax.set_xlabel(f"instance size ({size_label})")
-    ax.set_ylabel("gap to the proven optimum")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if labels:
-        ax.legend(fontsize="small")
-    return _save(fig, path)
-
-
-def runtime_vs_size(rows: pd.DataFrame, path: Path, title: str, size_label: str) -> Path:
-    from matplotlib.figure import Figure
-
-    rows = labelled(rows[rows["size"].notna() & (rows["runtime_s"] > 0)])
-    fig = Figure(figsize=(7, 4.5), layout="constrained")
-    ax = fig.add_subplot()
-    labels = _method_order(rows)
-    for k, label in enumerate(labels):
-        runs = rows[rows["label"] == label]
-        offset = (k - (len(labels) - 1) / 2) * 0.08
-        ax.plot(runs["size"] + offset, runs["runtime_s"], "o", alpha=0.45, markersize=4, label=label)
-    ax.set_yscale("log")
-    ax.set_xlabel(f"instance size ({size_label})")
-    ax.set_ylabel("runtime (s, log scale)")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    if labels:
-        ax.legend(fontsize="small")
-    return _save(fig, path)
+    exports: list[Path] = field(default_factory=list)
+    sections: list[page.StudySection] = field(default_factory=list)  # per study, what the page shows
 
 
 # ------------------------------------------------------------------------------------ report
 
 
-def report(out: str | Path, report_dir: str | Path | None = None) -> Report:
-    """Tables, pictures and the HTML page of the dataset in ``out`` (pictures in ``report_dir``)."""
+def report(
+    out: str | Path, report_dir: str | Path | None = None, by: Sequence[str] = (), formats: Sequence[str] = ()
+) -> Report:
+    """Tables, pictures and the HTML page of the dataset in ``out`` (pictures in ``report_dir``); the
+    tables per study and per value of each ``by`` parameter, also written in each of ``formats``."""
     out = Path(out)
     verify.require_intact(out)
     frame = dataset.read(out)
+    summary = tables.study_tables(frame, by)  # an unknown --by name is bad input before any file is written
     target = Path(report_dir) if report_dir is not None else out / "report"
     with dataset.directory(*_root_and_parts(out, target)):  # a linked DIR/report is refused before any work
         pass
+    manifest = dataset.read_manifest(out)
     result = Report(tables={}, optimum_counts={}, errors=frame[frame["status"] == "error"], out=target)
-    for problem in sorted(frame["problem"].unique()):
+    for problem in page.kind_order(frame["problem"].unique()):
         rows = frame[frame["problem"] == problem]
-        result.tables[problem] = summary_table(rows)
+        result.tables[problem] = summary[summary["problem"] == problem].drop(columns="problem").reset_index(drop=True)
         result.optimum_counts[problem] = optimum_counts(rows)
-        size_label = str(rows["size_label"].dropna().iloc[0]) if rows["size_label"].notna().any() else "size"
-        result.pictures[problem] = [
-            performance_profile(rows, target / f"profile-{problem}.png", f"{problem}: performance profile of the gap"),
-            gap_vs_size(rows, target / f"gap-vs-size-{problem}.png", f"{problem}: gap against size", size_label),
-            runtime_vs_size(
-                rows, target / f"runtime-vs-size-{problem}.png", f"{problem}: runtime against size", size_label
-            ),
-        ]
+        result.pictures[problem] = []
+        for study in page.study_order(problem, rows["study"].unique(), manifest):
+            section = study_section(rows[rows["study"] == study], target, problem, study)
+            result.sections.append(section)
+            result.pictures[problem].extend(f for picture in section.pictures for f in picture.files)
     if result.tables:
-        summary = pd.concat([t.assign(problem=p) for p, t in result.tables.items()]).to_csv(index=False)
-        _write(target / "summary.csv", summary.encode())
-    result.html = write_html(result, out)
+        _write(target / "summary.csv", summary.to_csv(index=False).encode())
+        pairs = compare.method_pairs(frame, by)  # every two methods of a table: Wilcoxon on their gaps
+        _write(target / "pairs.csv", pairs.to_csv(index=False).encode())
+        after = partial(compare.pair_sections, pairs)
+        for name, text in export.summary_files(summary, formats, after).items():
+            result.exports.append(_write(target / name, text.encode()))
+    text = page.render(frame, result.sections, manifest, out.resolve().name)
+    result.html = _write(target / "index.html", text.encode())
     return result
 
 
-def formatted(table: pd.DataFrame) -> list[list[str]]:
-    """The table's rows as the strings the console and the HTML page show."""
-
-    def pct(x: float) -> str:
-        return "-" if math.isnan(x) else ("inf" if math.isinf(x) else f"{100 * x:.2f}%")
-
-    out = []
-    for r in table.itertuples(index=False):
-        optimal = f"{r.optimal}/{r.comparable}" + ("" if math.isnan(r.optimal_share) else f" ({pct(r.optimal_share)})")
-        speedup = "-" if math.isnan(r.speedup) else f"{r.speedup:.3g}x"
-        out.append(
-            [
-                r.method,
-                str(r.instances),
-                str(r.runs),
-                str(r.errors),
-                optimal,
-                pct(r.gap_mean),
-                pct(r.gap_median),
-                pct(r.gap_p95),
-                pct(r.gap_max),
-                f"{r.runtime_mean:.3g}",
-                speedup,
-            ]
-        )
-    return out
-
-
-HEADERS = (
-    "method",
-    "instances",
-    "runs",
-    "errors",
-    "optimal",
-    "mean gap",
-    "median gap",
-    "p95 gap",
-    "max gap",
-    "mean time s",
-    "speed-up",
-)
-
-
-def counts_line(counts: dict[str, int]) -> str:
-    total = sum(counts.values())
-    return (
-        f"{total} instances: {counts['proven']} with a proven optimum, {counts['disagree']} where the exact "
-        f"solvers disagree, {counts['infeasible']} proven infeasible, {counts['none']} without a proof "
-        "(no gap there)"
+def study_section(rows: pd.DataFrame, target: Path, problem: str, study: str) -> page.StudySection:
+    """One study's tables (whole, and per value of each parameter it varies), head to head and pictures."""
+    drawn, profiles = pictures.study_pictures(rows, target, problem, study)
+    varied = [c for c in rows.columns if c.startswith(dataset.PARAM_PREFIX) and rows[c].nunique() > 1]
+    by_param = {
+        column.removeprefix(dataset.PARAM_PREFIX): [
+            (key[column], table) for key, table in tables.split(tables.study_tables(rows, [column]))
+        ]
+        for column in varied
+    }
+    return page.StudySection(
+        problem=problem,
+        study=study,
+        counts=optimum_counts(rows),
+        table=tables.summary_table(rows),
+        by_param=by_param,
+        pairs=page.head_to_head(rows),
+        profiles=profiles,
+        pictures=drawn,
     )
 
 
@@ -338,12 +116,13 @@ def print_report(result: Report, console: Any = None) -> None:
     if not result.tables:
         console.print("the dataset has no rows yet")
     for problem, table in result.tables.items():
-        view = Table(title=f"{problem}: gap to the proven optimum, per method")
-        for header in HEADERS:
-            view.add_column(header, justify="left" if header == "method" else "right")
-        for row in formatted(table):
-            view.add_row(*row)
-        console.print(view)
+        for key, group in tables.split(table.assign(problem=problem)):
+            view = Table(title=f"{tables.group_title(key)}: gap to the proven optimum, per method")
+            for header in tables.CONSOLE_HEADERS:
+                view.add_column(header, justify="left" if header in ("method", "statuses") else "right")
+            for row in tables.compact(group):
+                view.add_row(*row)
+            console.print(view)
         console.print(counts_line(result.optimum_counts[problem]))
     if len(result.errors):
         console.print(f"[bold red]{len(result.errors)} error rows[/] (every message on the HTML page):")
@@ -351,39 +130,11 @@ def print_report(result: Report, console: Any = None) -> None:
             label = method_label(row.method, row.solver)
             console.print(f"  {row.instance_id} {label} repeat {row.repeat}: {row.message}")
     console.print(f"report: {result.html}")
-    for problem, pictures in result.pictures.items():
-        console.print(f"pictures ({problem}): " + ", ".join(str(p) for p in pictures))
-
-
-def write_html(result: Report, out: Path) -> Path:
-    esc = html.escape
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>odrp benchmark report</title>",
-        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}td:first-child{text-align:left}"
-        "img{max-width:48%;margin:4px}.err td{text-align:left}</style></head><body>",
-        f"<h1>Benchmark report</h1><p>dataset: <code>{esc(str(out.resolve()))}</code></p>",
-    ]
-    for problem, table in result.tables.items():
-        parts.append(f"<h2>{esc(problem)}</h2><p>{esc(counts_line(result.optimum_counts[problem]))}</p><table>")
-        parts.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in HEADERS) + "</tr>")
-        for row in formatted(table):
-            parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
-        parts.append("</table>")
-        for picture in result.pictures[problem]:
-            parts.append(f"<img src='{esc(picture.name)}' alt='{esc(picture.stem)}'>")
-    parts.append(f"<h2>Error rows ({len(result.errors)})</h2>")
-    if len(result.errors):
-        parts.append("<table class='err'><tr><th>problem</th><th>instance</th><th>method</th><th>repeat</th>")
-        parts.append("<th>message</th></tr>")
-        for row in result.errors.itertuples(index=False):
-            cells = (row.problem, row.instance_id, method_label(row.method, row.solver), str(row.repeat), row.message)
-            parts.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in cells) + "</tr>")
-        parts.append("</table>")
-    parts.append("</body></html>")
-    path = result.out / "index.html"
-    _write(path, "\n".join(parts).encode())
-    return path
+    if result.exports:
+        console.print("tables: " + ", ".join(str(p) for p in result.exports))
+    drawn = [p for files in result.pictures.values() for p in files]
+    if drawn:
+        console.print(f"pictures: {len(drawn)} files (PNG and SVG, <kind>-<study>-<picture>) in {drawn[0].parent}")
 
 
 def _root_and_parts(out: Path, target: Path) -> tuple[Path, tuple[str, ...]]:
@@ -399,9 +150,3 @@ def _write(path: Path, data: bytes) -> Path:
     """Write a report file whole (its folder was checked by :func:`report`); a link there is replaced."""
     dataset.write_atomic(path.parent, path.name, lambda handle: handle.write(data))
     return path
-
-
-def _save(fig: Any, path: Path) -> Path:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    return _write(path, buffer.getvalue())
