@@ -6,7 +6,7 @@ Data flows one way: instance JSON -> kind (validated) -> method (exact model or 
 <- ``odrp.cli`` and ``odrp.api``. The layers and contracts are described in docs/design.md.
 
 The Python API (:mod:`odrp.api`) is available from the package itself: ``odrp.load``, ``odrp.solve``,
-``odrp.evaluate``, ``odrp.generate``, ``odrp.methods``, ``odrp.bench``, and ``odrp.InputError``, the
+``odrp.evaluate``, ``odrp.generate``, ``odrp.methods``, ``odrp.bench``, ``odrp.read``, and ``odrp.InputError``, the
 exception of bad input. They are imported on first use, so that ``import odrp`` stays instant.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = ("Instance", "bench", "evaluate", "generate", "load", "methods", "solve")
+_API = ("Instance", "bench", "evaluate", "generate", "load", "methods", "read", "solve")
 __all__ = ["InputError", *_API, "__version__"]
 
 

@@ -36,7 +36,7 @@ from odrp.io import parse_instance, read_json, read_solution
 from odrp.registry import get_kind
 from odrp.run import available_methods, run_within_limits
 
-__all__ = ["Instance", "bench", "evaluate", "generate", "load", "methods", "solve"]
+__all__ = ["Instance", "bench", "evaluate", "generate", "load", "methods", "read", "solve"]
 
 
 @dataclass(frozen=True)
@@ -159,3 +159,14 @@ def bench(grid: str | Path, out: str | Path, master: str | None = None, **option
     from odrp.bench.runner import bench as run_grid  # Spark is imported only when a grid runs
 
     return run_grid(grid, out, master=master, **options)
+
+
+def read(out: str | Path) -> Any:
+    """A benchmark dataset (the directory ``odrp bench`` wrote) as one pandas DataFrame: one row per
+    instance x method x repeat, ``problem`` as plain text, ``metrics`` and ``solution`` as dicts.
+    The dataset is checked against its manifest first (a damaged file raises :class:`InputError`)."""
+    from odrp.bench.dataset import read as read_rows
+    from odrp.bench.verify import require_intact
+
+    require_intact(out)
+    return read_rows(out)

@@ -69,3 +69,20 @@ def test_methods_lists_what_applies_to_a_kind():
 
 def test_run_method_accepts_instance_json():
     assert run_method(KINDS["odrp"], TINY).status == "optimal"
+
+
+def test_bench_stays_callable_after_a_submodule_import(tmp_path):
+    import odrp.bench.dataset  # binds the name bench of the package odrp to the package odrp.bench
+
+    assert odrp.bench.dataset.read is not None
+    with pytest.raises(odrp.InputError, match="missing.yaml"):
+        odrp.bench(tmp_path / "missing.yaml", tmp_path / "out")
+
+
+def test_read_gives_the_dataset_rows(tmp_path):
+    from tests.report_data import STUDIES, rows_of, write_dataset
+
+    write_dataset(tmp_path)
+    frame = odrp.read(tmp_path)
+    assert len(frame) == sum(len(rows_of(*study)) for study in STUDIES)
+    assert frame["problem"].map(type).eq(str).all()
