@@ -286,7 +286,9 @@ def _set_aside(
             continue
         relative = path.relative_to(out).as_posix()
         aside = dataset.quarantine(out, relative)
-        record.pop(relative, None)
+        stored_instance = (record.pop(relative, None) or {}).get("instance")
+        if isinstance(stored_instance, dict) and (out / str(stored_instance.get("file"))).is_file():
+            dataset.quarantine(out, str(stored_instance["file"]))  # the instance file goes with its rows
         stored.pop(path.stem, None)
         warnings.append(f"{path.stem}: moved to {aside}" + ("; it runs again" if path.stem in planned else ""))
 
