@@ -337,10 +337,12 @@ def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]]
         "- `instances/<kind>/<instance>.json`: every instance as it was solved, in the kind's documented JSON "
         "format (`schemas/<kind>.json` is its JSON Schema; the toolkit's docs/methods pages give the model). "
         "Each file is the instance's canonical JSON: its SHA-256 is the `instance_sha256` of its rows.",
+        "- `schemas/<kind>.json`: the JSON Schema of each kind's instance files.",
         "- `optima.csv`: one line per instance (columns below).",
         "- `results.parquet`: every row of the benchmark (columns below); any Parquet reader opens it "
         "(`pandas.read_parquet`).",
-        "- `grid.yaml`: the grid that made the dataset (`odrp bench grid.yaml --out DIR` runs it again).",
+        "- `grid.yaml`: the grid that made the dataset (`odrp bench grid.yaml --out DIR` runs its generated "
+        "studies again; `odrp import dataset` writes a grid over the instance files here).",
         f"- `{SUMS}`: the SHA-256 of every other file: `sha256sum -c {SUMS}` checks them.",
         "",
         "## Checking it",

@@ -33,6 +33,7 @@ class Resolved:
 
     file: str
     solver: str
+    recorded: bool  # the export names this solver too: every solver of the kind was used
     status: str
     objective: float | None
     runtime_s: float
@@ -42,7 +43,8 @@ class Resolved:
         if self.finding is not None:
             return self.finding.line(dest)
         value = "infeasible" if self.status == "infeasible" else f"{self.objective:.10g}"
-        return f"{Path(dest) / self.file}: {self.solver} proves {value} again ({self.runtime_s:.1f} s)"
+        again = " (also recorded: the export used every solver of the kind)" if self.recorded else ""
+        return f"{Path(dest) / self.file}: {self.solver} proves {value} again ({self.runtime_s:.1f} s){again}"
 
 
 def second_solver(kind: str, recorded: list[str]) -> str:
@@ -89,4 +91,5 @@ def _resolve_one(dest: Path, line: dict[str, str], time_limit: float | None) -> 
         elif not agrees(float(result.objective), optimum, max(VERIFY_RTOL, mip_gap)):
             detail = f"optimum {optimum:.10g} in optima.csv, {solver} proves {result.objective:.10g}"
             finding = Finding(file, "mismatched", detail)
-    return Resolved(file, solver, result.status, result.objective, result.runtime_s, finding)
+    recorded_by = solver in line["solvers"].split()
+    return Resolved(file, solver, recorded_by, result.status, result.objective, result.runtime_s, finding)
