@@ -293,3 +293,23 @@ def test_a_rewritten_instance_file_of_a_dataset_fails_verify(made, tmp_path, run
     assert len(lines) == 1 and str(target) in lines[0] and "expected SHA-256" in lines[0]
     with pytest.raises(InputError):
         export(copy, tmp_path / "refused")
+
+
+def test_resume_moves_a_rewritten_instance_file_aside_with_its_rows(made, tmp_path):
+    """What ``odrp bench --resume`` does first: both files go to quarantine/, so the instance is run again."""
+    from odrp.bench.runner import _checked_record
+
+    out, _, _, _ = made
+    copy = tmp_path / "dataset"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns(".lock"))
+    target = sorted((copy / "instances" / "odrp").glob("*.json"))[0]
+    target.write_text(target.read_text() + " ")
+    rows = f"rows/problem=odrp/{target.stem}.parquet"
+    warnings: list[str] = []
+    _, record = _checked_record(copy, warnings)
+    assert rows not in record and len(record) == 5
+    assert not target.exists() and not (copy / rows).exists()
+    assert (copy / "quarantine" / "instances" / "odrp" / target.name).exists()
+    assert (copy / "quarantine" / rows).exists()
+    assert len(warnings) == 1 and "its instance is rerun" in warnings[0]
+    assert target.stem not in dataset.stored_instances(copy)
