@@ -1,4 +1,4 @@
-"""The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report.
+"""The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report, dataset.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
 expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
@@ -108,11 +108,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="FILE", help="write to FILE instead of stdout")
     p.set_defaults(handler=_generate)
 
-    p = sub.add_parser("import", help="convert a published benchmark file into instance JSON files")
-    p.add_argument(
-        "format", metavar="FORMAT", help="orlib-gap, orlib-mknap, orlib-mknap2, dellamico-mkp, bs-qkp, hj-qmkp"
+    p = sub.add_parser(
+        "import", help="convert a published benchmark file into instance JSON files, or read an export back"
     )
-    p.add_argument("file", metavar="FILE", help="the published file")
+    p.add_argument(
+        "format",
+        metavar="FORMAT",
+        help="orlib-gap, orlib-mknap, orlib-mknap2, dellamico-mkp, bs-qkp, hj-qmkp; or dataset (an odrp export)",
+    )
+    p.add_argument("file", metavar="FILE", help="the published file (the export's folder for dataset)")
     p.add_argument("--out", default=".", metavar="DIR", help="directory for the JSON files (default: .)")
     p.add_argument("--sense", choices=("min", "max"), default="min", help="objective sense of GAP files (default min)")
     p.set_defaults(handler=_import)
@@ -388,7 +392,15 @@ def _generator_params(func: Any, extra: list[str]) -> dict[str, Any]:
 
 
 def _import(args: argparse.Namespace, _extra: list[str]) -> int:
-    """Convert every instance of a published file, validate it as its kind, write one JSON each."""
+    """Convert every instance of a published file, validate it as its kind, write one JSON each; or read
+    an export back: its instances and a grid that runs them (:func:`odrp.bench.export.import_export`)."""
+    if args.format == "dataset":
+        from odrp.bench.export import import_export
+
+        written = import_export(args.file, _directory(args.out, "--out"))
+        print(f"{_count(len(written) - 1, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
+        print(f"next: odrp bench {written[-1]} --out DIR")
+        return 0
     from odrp.io import parse_instance
     from odrp.kinds.knapsack import readers as knapsack_io
 
@@ -583,26 +595,72 @@ def _report(args: argparse.Namespace, _extra: list[str]) -> int:
 
 
 def _add_dataset(sub: Any) -> None:
-    p = sub.add_parser("dataset", help="check a benchmark dataset's files against its manifest")
+    p = sub.add_parser("dataset", help="check a benchmark dataset or an export; export a dataset")
     actions = p.add_subparsers(dest="action", required=True)
-    verify = actions.add_parser("verify", help="every file against the manifest (SHA-256, rows); exit 2 if any differs")
-    verify.add_argument("dir", help="dataset directory written by odrp bench")
+    verify = actions.add_parser(
+        "verify", help="every file against the manifest, or an export's SHA256SUMS; exit 2 if any differs"
+    )
+    verify.add_argument("dir", help="dataset directory written by odrp bench, or an export")
     verify.add_argument("--json", action="store_true", help="print the files, rows and findings as one JSON object")
+    verify.add_argument(
+        "--resolve",
+        type=int,
+        default=None,
+        metavar="K",
+        help="export only: re-prove K sampled optima with another solver",
+    )
+    verify.add_argument("--seed", type=int, default=0, help="with --resolve: the seed of the sample (default 0)")
+    verify.add_argument(
+        "--time-limit", type=float, default=60.0, metavar="S", help="with --resolve: seconds per instance (default 60)"
+    )
+    export = actions.add_parser("export", help="write a dataset as a folder that stands alone (odrp.bench.export)")
+    export.add_argument("dir", help="dataset directory written by odrp bench")
+    export.add_argument("--to", required=True, metavar="DEST", help="a new folder")
+    export.add_argument("--licence", default=None, help="the datasheet's licence line (default: the toolkit's, MIT)")
     p.set_defaults(handler=_dataset)
 
 
 def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
-    from odrp.bench.verify import verify
+    from odrp.bench.verify import check_export, is_export, verify
 
-    result = verify(args.dir)
+    if args.action == "export":
+        from odrp.bench.export import DEFAULT_LICENCE, export
+
+        print(export(args.dir, args.to, licence=args.licence or DEFAULT_LICENCE).line())
+        return 0
+    exported = is_export(args.dir)
+    if args.resolve is not None and not exported:
+        raise InputError("command line", "--resolve", f"an export (odrp dataset export), got {args.dir!r}")
+    result = check_export(args.dir) if exported else verify(args.dir)
     for finding in result.findings:
         print(f"error: {finding.line(args.dir)}", file=sys.stderr)
+    resolved = []
+    if not result.findings and args.resolve is not None:
+        from odrp.bench.resolve import resolve
+
+        if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+            raise InputError("command line", "--time-limit", f"a positive finite number, got {args.time_limit!r}")
+        if not args.json:
+            print(result.summary())
+        resolved = resolve(args.dir, args.resolve, seed=args.seed, time_limit=args.time_limit)
+        for item in resolved:
+            if item.finding:
+                print("error: " + item.line(args.dir), file=sys.stderr)
+            elif not args.json:
+                print(item.line(args.dir))
+    failed = bool(result.findings) or any(item.finding for item in resolved)
     if args.json:
         findings = [dataclasses.asdict(finding) for finding in result.findings]
-        print(json.dumps({"dataset": args.dir, "files": len(result.record), "rows": result.rows, "findings": findings}))
-    elif not result.findings:
+        files, rows = (len(result.files), None) if exported else (len(result.record), result.rows)
+        out = {"dataset": args.dir, "files": files, "rows": rows, "findings": findings}
+        if args.resolve is not None:
+            out["resolved"] = [{"line": item.line(args.dir), "agrees": not item.finding} for item in resolved]
+        print(json.dumps(out))
+    elif args.resolve is not None and not failed:
+        print(f"{len(resolved)} {'optimum' if len(resolved) == 1 else 'optima'} re-proved by a second solver")
+    elif args.resolve is None and not failed:
         print(result.summary())
-    return 2 if result.findings else 0
+    return 2 if failed else 0
 
 
 if __name__ == "__main__":

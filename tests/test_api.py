@@ -75,7 +75,7 @@ def test_bench_stays_callable_after_a_submodule_import(tmp_path):
     import odrp.bench.dataset  # binds the name bench of the package odrp to the package odrp.bench
 
     assert odrp.bench.dataset.read is not None
-    with pytest.raises(odrp.InputError, match="missing.yaml"):
+    with pytest.raises(odrp.InputError, match=r"missing\.yaml"):
         odrp.bench(tmp_path / "missing.yaml", tmp_path / "out")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from odrp.bench import dataset, export, tables
+from odrp.bench import dataset, paper_tables, tables
 from tests.report_data import rows_of
 
 #: (instance, size, label, status, objective, optimum, optimum_status, gap, runtime_s, verified)
@@ -151,7 +151,7 @@ def test_bootstrap_interval_by_hand():
 
 def test_markdown_and_latex_exports(frame):
     long = tables.study_tables(frame, by=["items"])
-    files = export.summary_files(long, ["markdown", "latex"])
+    files = paper_tables.summary_files(long, ["markdown", "latex"])
     markdown, latex = files["summary.md"], files["summary.tex"]
     assert "## odrp / study-a / items=40\n" in markdown
     # greedy_fit at items 40: 2 runs, 1 feasible, 1 error, 1/2 with a gap of 5%
@@ -160,10 +160,10 @@ def test_markdown_and_latex_exports(frame):
     assert r"\label{tab:odrp-study-a-40}" in latex and r"\caption{odrp / study-a / items=40}" in latex
     assert r"greedy\_fit & 2 & 0 & 1 & 0 & 0 & 0 & 1 & 1/2 & 0/2 (0.00\%) & 5.00\% & [5.00\%, 5.00\%]" in latex
     assert latex.count(r"\begin{tabular}") == latex.count(r"\end{tabular}") == 3
-    assert export.latex_escape(r"a_b&c%d$e#f{g}h~i^j\k") == (
+    assert paper_tables.latex_escape(r"a_b&c%d$e#f{g}h~i^j\k") == (
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
     )
-    assert export.markdown_table(["a|b"], [["x|y"]]) == "| a\\|b |\n|:---|\n| x\\|y |\n"
+    assert paper_tables.markdown_table(["a|b"], [["x|y"]]) == "| a\\|b |\n|:---|\n| x\\|y |\n"
 
 
 def test_report_by_and_formats_through_the_cli(tmp_path, run_cli):

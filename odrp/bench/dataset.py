@@ -5,6 +5,7 @@ Layout of an output directory ``DIR``::
     DIR/manifest.json                          the grid, row counts, checksums, versions, runs
     DIR/journal.jsonl                          checksums of the files written since the manifest
     DIR/rows/problem=<kind>/<instance_id>.parquet   every row of one instance (hive-partitioned)
+    DIR/instances/<kind>/<instance_id>.json    the instance as solved: its canonical JSON
     DIR/report/                                what ``odrp report DIR`` writes
     DIR/quarantine/                            files that disagreed with the record (``--resume``)
     DIR/.lock                                  held by the one process writing the dataset
@@ -37,6 +38,14 @@ data, not fields), every metric number is a float64, and a run without metrics o
 null. A field that some runs of a file report and others do not is null in the others. :func:`read`
 gives both columns as Python dicts and lists, exactly the solution the method returned (JSON text
 of older datasets is decoded too).
+
+**Instances.** Every instance that could be built is stored as it was solved, in the kind's
+documented JSON format, written as its canonical JSON (keys sorted, integral floats as integers, no
+spaces: :func:`odrp.bench.grid.canonical_json`), so the file's SHA-256 is the ``instance_sha256`` of
+its rows. The instance file is written before its rows file, and the rows file's record names it
+(``instance: {file, sha256}``): a dataset can be handed on without the generators that made it
+(``odrp dataset export``, :mod:`odrp.bench.export`). Records written before instances were stored
+have no ``instance`` entry, and nothing is expected of them.
 
 Files are written whole and renamed into place (a hidden temporary name first), so a killed run
 leaves complete files only: at most the instances in flight are lost. An instance's file is its
@@ -81,6 +90,7 @@ from odrp.core.errors import InputError
 
 FORMAT = "odrp-bench/1"
 ROWS = "rows"
+INSTANCES = "instances"
 MANIFEST = "manifest.json"
 JOURNAL = "journal.jsonl"
 QUARANTINE = "quarantine"
@@ -139,6 +149,11 @@ def rows_dir(out: str | Path) -> Path:
 
 def instance_path(out: str | Path, problem: str, instance_id: str) -> Path:
     return rows_dir(out) / f"problem={problem}" / f"{instance_id}.parquet"
+
+
+def instance_file(problem: str, instance_id: str) -> str:
+    """Where the instance JSON of ``instance_id`` lies, relative to the dataset (POSIX separators)."""
+    return f"{INSTANCES}/{problem}/{instance_id}.json"
 
 
 # ------------------------------------------------------------------------------------- the schema
@@ -335,14 +350,24 @@ def _sha256_fd(fd: int) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def write_instance(out: str | Path, problem: str, instance_id: str, table: pa.Table) -> tuple[str, dict[str, Any]]:
+def write_instance(
+    out: str | Path, problem: str, instance_id: str, table: pa.Table, instance: bytes | None = None
+) -> tuple[str, dict[str, Any]]:
     """Write one instance's rows atomically and record them in the journal; returns the file's name
-    (relative to ``out``) and its record entry (rows, errors, SHA-256 of the bytes written)."""
+    (relative to ``out``) and its record entry (rows, errors, SHA-256 of the bytes written).
+
+    ``instance``: the instance's canonical JSON, written first to :func:`instance_file`; the entry
+    then names it and its SHA-256 (``instance: {file, sha256}``)."""
+    stored: dict[str, Any] = {}
+    if instance is not None:
+        name = instance_file(problem, instance_id)
+        digest, _ = write_atomic(out, name, lambda handle: handle.write(instance))
+        stored = {"instance": {"file": name, "sha256": digest}}
     path = instance_path(out, problem, instance_id)
     relative = path.relative_to(out).as_posix()
     digest, _ = write_atomic(out, relative, lambda handle: pq.write_table(table, handle))
     statuses = table.column("status").to_pylist()
-    entry = {"rows": table.num_rows, "errors": statuses.count("error"), "sha256": digest}
+    entry = {"rows": table.num_rows, "errors": statuses.count("error"), "sha256": digest, **stored}
     append_journal(out, relative, entry)
     return relative, entry
 
@@ -386,17 +411,18 @@ def _valid_entry(entry: Any) -> bool:
 def remove_partial_files(out: str | Path) -> int:
     """Delete temporary files a killed run left behind (links among them: the link); returns how many."""
     removed = 0
-    if not rows_dir(out).exists():
-        return 0
-    with directory(out, (ROWS,), create=False) as rows:
-        for entry in os.scandir(rows):
-            if not (entry.name.startswith("problem=") and entry.is_dir(follow_symlinks=False)):
-                continue
-            with directory(out, (ROWS, entry.name), create=False) as problem:
-                for item in os.scandir(problem):
-                    if item.name.startswith(".") and item.name.endswith(".tmp"):
-                        os.unlink(item.name, dir_fd=problem)
-                        removed += 1
+    for top, prefix in ((ROWS, "problem="), (INSTANCES, "")):
+        if not (Path(out) / top).is_dir() or (Path(out) / top).is_symlink():
+            continue
+        with directory(out, (top,), create=False) as folder:
+            for entry in os.scandir(folder):
+                if not (entry.name.startswith(prefix) and entry.is_dir(follow_symlinks=False)):
+                    continue
+                with directory(out, (top, entry.name), create=False) as problem:
+                    for item in os.scandir(problem):
+                        if item.name.startswith(".") and item.name.endswith(".tmp"):
+                            os.unlink(item.name, dir_fd=problem)
+                            removed += 1
     return removed
 
 
@@ -539,6 +565,18 @@ def versions() -> dict[str, str]:
     return out
 
 
+def machine() -> dict[str, Any]:
+    """The driver's machine: operating system, processor, cores and memory (the manifest's ``machine``)."""
+    from odrp.core.memory import GB, machine_memory
+
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "memory_gb": round(machine_memory() / GB, 1),
+    }
+
+
 def sha256_file(path: Path) -> str:
     """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed)."""
     return _sha256_fd(os.open(path, os.O_RDONLY | os.O_NOFOLLOW))[0]
@@ -616,6 +654,7 @@ def write_manifest(
         "instances": sum(c["instances"] for c in problems.values()),
         "problems": problems,
         "versions": versions(),
+        "machine": machine(),
         "runs": runs,
         "files": dict(sorted(files.items())),
     }

@@ -1,104 +1,465 @@
-"""The report's tables as Markdown and LaTeX, for papers (``odrp report --format markdown|latex``).
+"""``odrp dataset export DIR --to DEST``: a benchmark dataset as a folder that stands alone, and back.
 
-Each table of :mod:`odrp.bench.tables` (one study of one kind, per ``--by`` value) becomes a section:
-a Markdown heading with a GitHub-flavoured pipe table, or a LaTeX ``table`` float with a ``booktabs``
-``tabular`` scaled to the line width (``\\usepackage{booktabs, graphicx}`` in the preamble), captioned
-with the group and labelled ``tab:<problem>-<study>[-<param values>]``. The cells are the strings the
-console and the page show (:func:`odrp.bench.tables.formatted`), so they agree. Both writers are
-small and hand-rolled: no pandas ``to_latex`` (which needs jinja2) nor ``tabulate``.
+A dataset written by ``odrp bench`` (:mod:`odrp.bench.dataset`) holds every instance as it was
+solved (``DIR/instances/<kind>/<instance_id>.json``) next to its rows. An export is what a reader
+needs, in formats any tool reads, and nothing of the toolkit's internals::
+
+    DEST/instances/<kind>/<instance_id>.json   every instance: its canonical JSON, in the kind's documented format
+    DEST/schemas/<kind>.json                   the JSON Schema of each kind's instances (``odrp schema KIND``)
+    DEST/optima.csv                            one line per instance: its optimum and how it was established
+    DEST/results.parquet                       every row of the dataset (the columns of docs/benchmarks.md)
+    DEST/grid.yaml                             the grid that made it
+    DEST/README.md                             the datasheet: provenance, generators, versions, machine, columns
+    DEST/SHA256SUMS                            SHA-256 of every other file (``sha256sum -c SHA256SUMS``)
+
+An instance file's SHA-256 is the ``instance_sha256`` of its rows and of its line in ``optima.csv``:
+the file is the instance's canonical JSON (keys sorted, integral floats as integers, no spaces), so
+anyone can check that the rows were computed on that file. The dataset is checked against its
+manifest first (:func:`odrp.bench.verify.require_intact`): a dataset with damaged files is not
+exported. ``odrp dataset verify DEST`` checks an export against ``SHA256SUMS``
+(:func:`odrp.bench.verify.check_export`), and ``--resolve K`` re-proves K of its optima with another
+solver (:mod:`odrp.bench.resolve`).
+
+**Back into a grid** (``odrp import dataset DEST --out DIR``, :func:`import_export`): the export is
+checked, its instance files are copied to ``DIR/instances/<kind>/`` and ``DIR/grid.yaml`` gets one
+study per kind over them, with the export's exact solvers, the heuristics it scored and its time
+limit. A study may also list them directly (``instances: DEST/instances/odrp/*.json``): they are
+instance files like any other.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+import csv
+import hashlib
+import io
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from odrp.bench import tables
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
 
-Section = tuple[str, str, Sequence[str], Sequence[Sequence[Any]]]
-"""(heading, LaTeX label, headers, rows) of one table."""
+from odrp.bench import dataset, verify
+from odrp.bench.verify import SUMS
+from odrp.core.errors import InputError
+from odrp.core.result import VERIFY_RTOL, agrees
+from odrp.registry import KINDS, heuristics
 
-FORMATS = {"markdown": "md", "latex": "tex"}
-"""The formats of ``--format`` and their file suffixes."""
+OPTIMA = "optima.csv"
+RESULTS = "results.parquet"
+README = "README.md"
+GRID = "grid.yaml"
+SCHEMAS = "schemas"
+DEFAULT_LICENCE = "MIT (the licence of odrp-toolkit), as the toolkit's LICENSE file states it"
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
+#: The columns of ``optima.csv`` and what each means (the datasheet and the docs list them).
+OPTIMA_COLUMNS: dict[str, str] = {
+    "instance": "the instance id; its file is instances/<kind>/<instance>.json",
+    "kind": "the problem kind (the instance's `problem` field)",
+    "sense": "max or min",
+    "optimum": "the proven optimal objective (empty when there is none)",
+    "established": "proven: every exact solver that proved optimality agrees (within max(1e-6, mip_gap) relative); "
+    "disagree: proofs contradict each other; infeasible: proven infeasible; none: nothing proven",
+    "solvers": "the exact solvers whose proofs establish it, separated by spaces",
+    "mip_gap": "the relative MIP gap the exact solvers were asked for",
+    "best_heuristic": "the best objective a heuristic (or a solution made elsewhere) reached, evaluator-verified",
+    "best_heuristic_method": "the method that reached it (the first in name order among equals)",
+    "size": "the kind's size measure of the instance",
+    "size_label": "what `size` counts (operators, items, tasks, ...)",
+    "instance_sha256": "SHA-256 of the instance file (its canonical JSON)",
+}
+
+#: The columns of ``results.parquet`` (one row per instance x method x repeat) and what each means.
+RESULT_COLUMNS: dict[str, str] = {
+    "problem": "the kind",
+    "instance_id, study, instance_name": "the instance id, the grid's study that listed it, the instance's own name",
+    "generator, params, param_<name>, seed": "how it was generated (params as canonical JSON, one column each)",
+    "file": "the instance file the grid read (relative to the grid), for instances read from files",
+    "instance_sha256": "SHA-256 of the instance's canonical JSON (the file in instances/)",
+    "size, size_label": "the kind's size measure and what it counts",
+    "method, solver, options, repeat": "`exact` and its solver, or a heuristic and its repeat index (its seed), "
+    "or a method whose solutions were made elsewhere",
+    "status": "optimal, feasible, no_solution (nothing feasible found: no proof), infeasible (a proof), "
+    "time_limit or error",
+    "objective, bound, solver_gap": "the objective (the evaluator's), the method's bound, the solver's own gap",
+    "optimum, optimum_status, gap": "the instance's optimum, how it was established (as in optima.csv), and this "
+    "row's relative gap to it (0 optimal, larger worse, for both senses)",
+    "runtime_s, time_limit": "wall seconds of the run and its limit",
+    "verified": "the evaluator, which recomputes everything from the instance alone, agrees with the method",
+    "message": "notes and error messages",
+    "metrics, method_stats, solution": "the evaluator's metrics, the method's statistics, the solution",
+    "package_version, solver_version": "odrp-toolkit version of the worker, the solver's version",
+    "warm_start, warm_start_objective": "for warm-started exact runs: the heuristic run that gave the start",
 }
 
 
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+@dataclass
+class ExportSummary:
+    """What :func:`export` wrote."""
+
+    dest: Path
+    instances: int = 0
+    rows: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> SHA-256 of the bytes written
+
+    def line(self) -> str:
+        return (
+            f"{self.dest}: {self.instances} instances, {self.rows} rows, {len(self.files) + 1} files "
+            f"(check: cd {self.dest} && sha256sum -c {SUMS}, or odrp dataset verify {self.dest})"
+        )
 
 
-def markdown_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE) -> ExportSummary:
+    """Export the dataset ``out`` to the new folder ``dest`` (see the module docstring)."""
+    out, dest = Path(out), Path(dest)
+    verify.require_intact(out)
+    manifest = dataset.read_manifest(out) or {}
+    _new_folder(dest)
+    frame = dataset.read(out)
+    if frame.empty:
+        raise InputError(str(out), "", "a dataset with rows to export (it has none)")
+    summary = ExportSummary(dest=dest, rows=len(frame))
+    instances = _instance_files(out, frame)
+    for relative, data in instances.items():
+        summary.files[relative] = _write(dest, relative, data)
+    summary.instances = len(instances)
+    for kind in sorted(frame["problem"].unique()):
+        schema = json.dumps(KINDS[kind].schema(), indent=1, sort_keys=True) + "\n"
+        summary.files[f"{SCHEMAS}/{kind}.json"] = _write(dest, f"{SCHEMAS}/{kind}.json", schema.encode())
+    gaps = _mip_gaps(manifest)
+    optima = optima_rows(frame, instances, gaps)
+    summary.files[OPTIMA] = _write(dest, OPTIMA, _csv(optima, list(OPTIMA_COLUMNS)))
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    summary.files[RESULTS] = _write(dest, RESULTS, sink.getvalue())
+    grid_text = str(manifest.get("grid", {}).get("text", ""))
+    summary.files[GRID] = _write(dest, GRID, grid_text.encode())
+    sheet = datasheet(manifest, frame, optima, licence)
+    summary.files[README] = _write(dest, README, sheet.encode())
+    sums = "".join(f"{digest}  {name}\n" for name, digest in sorted(summary.files.items()))
+    _write(dest, SUMS, sums.encode())
+    return summary
 
 
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 1) -> str:
-    """A pipe table; the first ``left`` columns left-aligned, the others right-aligned."""
-    lines = ["| " + " | ".join(markdown_escape(h) for h in headers) + " |"]
-    lines.append("|" + "|".join(":---" if k < left else "---:" for k in range(len(headers))) + "|")
-    lines.extend("| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows)
-    return "\n".join(lines) + "\n"
+def _new_folder(dest: Path) -> None:
+    """``dest`` must not exist yet, or be an empty folder: an export never writes over files."""
+    if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
+        raise InputError("command line", "--to", f"a new folder, got {str(dest)!r} (a file or a link)")
+    if dest.exists() and any(dest.iterdir()):
+        raise InputError("command line", "--to", f"a new or empty folder, got {str(dest)!r}, which holds files")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(
+            "command line", "--to", f"a folder it can create, got {str(dest)!r} ({error.strerror})"
+        ) from None
 
 
-def latex_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str, left: int = 1) -> str:
-    """A ``table`` float around a booktabs ``tabular``, every cell escaped."""
-    spec = "l" * left + "r" * (len(headers) - left)
-    lines = [
-        r"\begin{table}[htbp]",
-        r"\centering",
-        r"\small",
-        rf"\caption{{{latex_escape(caption)}}}",
-        rf"\label{{{label}}}",
-        r"\resizebox{\linewidth}{!}{%",
-        rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join(latex_escape(h) for h in headers) + r" \\",
-        r"\midrule",
-        *(" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows),
-        r"\bottomrule",
-        r"\end{tabular}}",
-        r"\end{table}",
+def _write(dest: Path, relative: str, data: bytes) -> str:
+    digest, _ = dataset.write_atomic(dest, relative, lambda handle: handle.write(data))
+    return digest
+
+
+def _instance_files(out: Path, frame: Any) -> dict[str, bytes]:
+    """The bytes of every instance file the rows name, each checked against its ``instance_sha256``."""
+    files: dict[str, bytes] = {}
+    built = frame[frame["instance_sha256"].notna()].drop_duplicates("instance_id")
+    for problem, instance_id, digest in zip(
+        built["problem"], built["instance_id"], built["instance_sha256"], strict=True
+    ):
+        relative = dataset.instance_file(problem, instance_id)
+        path = out / relative
+        if not path.is_file() or path.is_symlink():
+            raise InputError(
+                str(path),
+                "",
+                "the instance file of its rows (datasets written before odrp bench stored instances cannot be "
+                "exported: run the grid again into a new --out)",
+            )
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise InputError(str(path), "", f"the instance its rows were computed on (SHA-256 {digest[:16]}...)")
+        files[relative] = data
+    return files
+
+
+def _mip_gaps(manifest: dict[str, Any]) -> dict[str, float]:
+    """The MIP gap of every study of the dataset's grid (1e-6 where it does not say)."""
+    studies = manifest.get("grid", {}).get("spec", {}).get("studies", [])
+    return {str(s.get("name")): float(s.get("mip_gap", 1e-6)) for s in studies if isinstance(s, dict)}
+
+
+def _sense(kind: str, data: bytes | None) -> str:
+    """An instance's sense: its own ``sense`` field where the kind has one (the GAP), else the kind's."""
+    if data is not None:
+        given = json.loads(data).get("sense")
+        if given in ("min", "max"):
+            return str(given)
+    return KINDS[kind].sense
+
+
+def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float]) -> list[dict[str, Any]]:
+    """One line per instance of ``frame`` (the dataset's rows): the columns of :data:`OPTIMA_COLUMNS`."""
+    lines = []
+    for (problem, instance_id), rows in frame.groupby(["problem", "instance_id"], sort=True):
+        first = rows.iloc[0]
+        relative = dataset.instance_file(problem, instance_id)
+        sense = _sense(problem, instances.get(relative))
+        mip_gap = gaps.get(str(first["study"]), 1e-6)
+        optimum = _number(first["optimum"])
+        status = str(first["optimum_status"])
+        exact = rows[rows["method"] == "exact"]
+        tolerance = max(VERIFY_RTOL, mip_gap)
+        agreeing = [
+            str(solver)
+            for solver, state, ok, objective in zip(
+                exact["solver"], exact["status"], exact["verified"], exact["objective"], strict=True
+            )
+            if (status == "infeasible" and state == "infeasible")
+            or (
+                state == "optimal"
+                and bool(ok)
+                and optimum is not None
+                and _number(objective) is not None
+                and agrees(float(objective), optimum, tolerance)
+            )
+        ]
+        best, best_method = _best_heuristic(rows, sense)
+        lines.append(
+            {
+                "instance": instance_id,
+                "kind": problem,
+                "sense": sense,
+                "optimum": optimum,
+                "established": status,
+                "solvers": " ".join(sorted(set(agreeing))),
+                "mip_gap": mip_gap,
+                "best_heuristic": best,
+                "best_heuristic_method": best_method,
+                "size": None if _number(first["size"]) is None else int(first["size"]),
+                "size_label": first["size_label"],
+                "instance_sha256": first["instance_sha256"],
+            }
+        )
+    return lines
+
+
+def _best_heuristic(rows: Any, sense: str) -> tuple[float | None, str | None]:
+    found = [
+        (float(objective), str(method))
+        for method, objective, ok in zip(rows["method"], rows["objective"], rows["verified"], strict=True)
+        if method != "exact" and bool(ok) and _number(objective) is not None
     ]
-    return "\n".join(lines) + "\n"
+    if not found:
+        return None, None
+    best = (max if sense == "max" else min)(value for value, _ in found)
+    return best, min(method for value, method in found if value == best)
 
 
-def latex_label(*parts: Any) -> str:
-    """``tab:`` and the parts, lower case, every run of other characters than ``a-z0-9`` as one ``-``."""
-    text = "-".join(str(p) for p in parts if p is not None)
-    return "tab:" + re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number  # NaN is no number here
 
 
-def document(fmt: str, title: str, sections: Sequence[Section]) -> str:
-    """One file of ``sections`` (heading, label, headers, rows) in ``fmt`` (``markdown`` or ``latex``)."""
-    if fmt == "markdown":
-        return f"# {title}\n\n" + "\n".join(f"## {h}\n\n{markdown_table(hs, rows)}" for h, _, hs, rows in sections)
-    return f"% {title}\n% needs \\usepackage{{booktabs, graphicx}}\n\n" + "\n".join(
-        latex_table(hs, rows, h, label) for h, label, hs, rows in sections
+def _csv(lines: Iterable[dict[str, Any]], columns: list[str]) -> bytes:
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for line in lines:
+        writer.writerow(
+            {k: "" if line[k] is None else (repr(line[k]) if isinstance(line[k], float) else line[k]) for k in columns}
+        )
+    return text.getvalue().encode()
+
+
+def read_optima(dest: str | Path) -> list[dict[str, str]]:
+    """The lines of an export's ``optima.csv`` as dicts of strings (bad input names the file)."""
+    path = Path(dest) / OPTIMA
+    try:
+        with path.open(newline="") as handle:
+            lines = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise InputError(str(path), "", f"a readable CSV file ({type(error).__name__})") from None
+    missing = [c for c in OPTIMA_COLUMNS if lines and c not in lines[0]]
+    if missing:
+        raise InputError(str(path), missing[0], "a column of optima.csv (see the export's README.md)")
+    return lines
+
+
+# ---------------------------------------------------------------------------------- datasheet
+
+
+def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]], licence: str) -> str:
+    """The export's README.md: what it holds, where it came from, how to check it, what every column means."""
+    versions = manifest.get("versions", {})
+    machine = manifest.get("machine", {})
+    runs = manifest.get("runs", [])
+    grid = manifest.get("grid", {})
+    lines = [
+        "# Reference dataset of placement problems with proven optima",
+        "",
+        f"Exported {time.strftime('%Y-%m-%d %H:%M %Z')} by odrp-toolkit {versions.get('odrp-toolkit', '?')} "
+        f"(`odrp dataset export`) from a dataset made by `odrp bench {grid.get('file', 'GRID')}`. "
+        f"{len(optima)} instances of {frame['problem'].nunique()} problem kinds, {len(frame)} rows "
+        "(one per instance, method and repeat).",
+        "",
+        "## What it holds",
+        "",
+        "| kind | instances | sizes | proven optima | infeasible | exact solvers | methods |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for kind in sorted(frame["problem"].unique()):
+        rows = frame[frame["problem"] == kind]
+        mine = [o for o in optima if o["kind"] == kind]
+        sizes = [o["size"] for o in mine if o["size"] is not None]
+        label = next((o["size_label"] for o in mine if o["size_label"]), "size")
+        span = f"{min(sizes)}-{max(sizes)} {label}" if sizes else "-"
+        solvers = " ".join(sorted({str(s) for s in rows.loc[rows["method"] == "exact", "solver"].dropna()}))
+        methods = " ".join(sorted(set(rows.loc[rows["method"] != "exact", "method"])))
+        proven = sum(o["established"] == "proven" for o in mine)
+        infeasible = sum(o["established"] == "infeasible" for o in mine)
+        lines.append(f"| {kind} | {len(mine)} | {span} | {proven} | {infeasible} | {solvers} | {methods} |")
+    two = sum(o["established"] == "proven" and len(o["solvers"].split()) >= 2 for o in optima)
+    lines += [
+        "",
+        f"{two} of the {len(optima)} optima are proven by two or more exact solvers that agree.",
+        "",
+        "## Files",
+        "",
+        "- `instances/<kind>/<instance>.json`: every instance as it was solved, in the kind's documented JSON "
+        "format (`schemas/<kind>.json` is its JSON Schema; the toolkit's docs/methods pages give the model). "
+        "Each file is the instance's canonical JSON: its SHA-256 is the `instance_sha256` of its rows.",
+        "- `schemas/<kind>.json`: the JSON Schema of each kind's instance files.",
+        "- `optima.csv`: one line per instance (columns below).",
+        "- `results.parquet`: every row of the benchmark (columns below); any Parquet reader opens it "
+        "(`pandas.read_parquet`).",
+        "- `grid.yaml`: the grid that made the dataset (`odrp bench grid.yaml --out DIR` runs its generated "
+        "studies again; `odrp import dataset` writes a grid over the instance files here).",
+        f"- `{SUMS}`: the SHA-256 of every other file: `sha256sum -c {SUMS}` checks them.",
+        "",
+        "## Checking it",
+        "",
+        "```bash",
+        f"sha256sum -c {SUMS}                          # every file as it was exported",
+        "odrp dataset verify .                            # the same, with odrp-toolkit",
+        "odrp dataset verify . --resolve 10               # re-prove 10 sampled optima with another solver",
+        "odrp import dataset . --out mine                 # the instances and a grid that runs them again",
+        "```",
+        "",
+        "Every optimum can also be checked without the toolkit: each instance file is self-contained, and the "
+        "model of each kind is written out on its page of the toolkit's documentation (docs/methods/).",
+        "",
+        "## Columns of optima.csv",
+        "",
+        "| column | meaning |",
+        "|---|---|",
+        *(f"| `{name}` | {meaning} |" for name, meaning in OPTIMA_COLUMNS.items()),
+        "",
+        "## Columns of results.parquet",
+        "",
+        "| columns | meaning |",
+        "|---|---|",
+        *(f"| `{name}` | {meaning} |" for name, meaning in RESULT_COLUMNS.items()),
+        "",
+        "## Provenance: the studies of the grid",
+        "",
+        "| study | kind | instances from | parameters | seeds | exact | methods | time limit s | repeats |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for study in grid.get("spec", {}).get("studies", []):
+        origin = (
+            f"generator `{study.get('generator')}`" if study.get("generator") else f"files `{study.get('instances')}`"
+        )
+        params = json.dumps(study.get("params") or {}, sort_keys=True)
+        lines.append(
+            f"| {study.get('name')} | {study.get('problem')} | {origin} | `{params}` | {study.get('seeds') or '-'} "
+            f"| {' '.join(study.get('exact') or []) or 'default'} | {' '.join(study.get('methods') or [])} "
+            f"| {study.get('time_limit') or '-'} | {study.get('repeats', 1)} |"
+        )
+    lines += [
+        "",
+        "Seeds given as a count n mean seeds 0..n-1. The generators are the toolkit's "
+        f"(odrp-toolkit {versions.get('odrp-toolkit', '?')}); the instance files make the dataset independent of them.",
+        "",
+        "## Runs, versions, machine",
+        "",
+        "| run started | finished | status | master | instances run | wall s |",
+        "|---|---|---|---|---|---|",
+        *(
+            f"| {r.get('started')} | {r.get('finished')} | {r.get('status')} | {r.get('master')} "
+            f"| {r.get('ran')} | {r.get('wall_s')} |"
+            for r in runs
+        ),
+        "",
+        "| software | version |",
+        "|---|---|",
+        *(f"| {name} | {value} |" for name, value in versions.items()),
+        "",
+        "| machine (the driver of the runs) | |",
+        "|---|---|",
+        *(f"| {name} | {value} |" for name, value in machine.items()),
+        "",
+        "## Licence",
+        "",
+        f"{licence}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------- import
+
+
+def import_export(dest: str | Path, out: str | Path) -> list[Path]:
+    """Copy an export's instances to ``out/instances/<kind>/`` and write ``out/grid.yaml`` that runs them
+    again (see the module docstring); the export is checked against ``SHA256SUMS`` first. Returns the
+    files written."""
+    dest, out = Path(dest), Path(out)
+    check = verify.require_intact_export(dest)
+    results = pq.read_table(dest / RESULTS, columns=["problem", "method", "solver", "time_limit"]).to_pandas()
+    written: list[Path] = []
+    kinds: dict[str, int] = {}
+    for relative in sorted(check.files):
+        parts = Path(relative).parts
+        if len(parts) == 3 and parts[0] == dataset.INSTANCES and parts[2].endswith(".json"):
+            _write(out, relative, (dest / relative).read_bytes())
+            written.append(out / relative)
+            kinds[parts[1]] = kinds.get(parts[1], 0) + 1
+    known = heuristics()
+    studies = []
+    for kind in sorted(kinds):
+        rows = results[results["problem"] == kind]
+        solvers = sorted({str(s) for s in rows.loc[rows["method"] == "exact", "solver"].dropna()})
+        methods = sorted(set(rows.loc[rows["method"] != "exact", "method"]))
+        limits = rows["time_limit"].dropna()
+        study: dict[str, Any] = {
+            "name": kind,
+            "problem": kind,
+            "instances": f"{dataset.INSTANCES}/{kind}/*.json",
+            "exact": [s for s in solvers if s in KINDS[kind].solvers],
+            "methods": [m for m in methods if m in known and kind in known[m].kinds],
+        }
+        if len(limits):
+            study["time_limit"] = float(limits.max())
+        studies.append(study)
+    others = sorted({str(m) for m in results["method"]} - {"exact"} - set(known))
+    header = (
+        f"# The instances of the export {dest}, with the exact solvers, heuristics and time limit it used.\n"
+        f"#   odrp bench {out / GRID} --out DIR\n"
+        + (
+            f"# Methods of the export this toolkit does not know (plugins, or made elsewhere): {', '.join(others)}\n"
+            if others
+            else ""
+        )
     )
-
-
-def summary_files(
-    summary: Any, formats: Sequence[str], after: Callable[[dict[str, Any]], list[Section]] | None = None
-) -> dict[str, str]:
-    """``{"summary.md": text, ...}``: every table of ``summary`` (:func:`odrp.bench.tables.study_tables`)
-    in each format, one section per table, headed by its group, followed by ``after(group key)``'s
-    sections (the report's paired tests of every two methods)."""
-    sections: list[Section] = []
-    for key, table in tables.split(summary):
-        sections.append((tables.group_title(key), latex_label(*key.values()), tables.HEADERS, tables.formatted(table)))
-        if after is not None:
-            sections.extend(after(key))
-    title = "Gap to the proven optimum, per study and method"
-    return {f"summary.{FORMATS[fmt]}": document(fmt, title, sections) for fmt in formats}
+    _write(out, GRID, (header + yaml.safe_dump({"studies": studies}, sort_keys=False)).encode())
+    written.append(out / GRID)
+    return written

@@ -23,6 +23,8 @@ A grid file (paths are relative to the grid file)::
       - name: files
         problem: odrp
         instances: ../instances/odrp/*.json     # a glob instead of generator/params/seeds
+        solutions:                              # optional: placements made elsewhere, scored like a method
+          - {method: storm_java, path: external/*.json}
 
 Every expanded instance gets a stable id: ``{problem}-{generator}-{digest}`` where digest is the
 first 16 hex digits of the SHA-256 of the canonical JSON of (problem, generator, params, seed), or
@@ -30,6 +32,15 @@ first 16 hex digits of the SHA-256 of the canonical JSON of (problem, generator,
 writes integral floats as integers, so ``rate: 20`` and ``rate: 20.0`` are one instance; the id
 never depends on the study, the grid file or the process. An instance that two studies both expand
 to runs once if the studies plan the same runs for it, and is an error otherwise.
+
+**Solutions made elsewhere** (``solutions:``, a list of ``{method, path}``, or one such mapping):
+each ``path`` is a glob, relative to the grid file like ``instances``, of solution files (a solution
+JSON, or a Result JSON whose ``solution`` is taken) named after the instance they solve:
+``<instance_id>.json``, or, for an instance file, the file's own name. Each is a run of the given
+method name on its instance, scored by the kind's evaluator against the optimum like any method
+(:mod:`odrp.bench.task`). The method name must be new (no heuristic's, no other source's); a
+file that names no instance of the study is bad input; the files are read on the driver, and what
+is in them is judged in the task (a malformed one is an error row there, never a failed grid).
 
 ``warm_start: best_heuristic`` (default: none) makes each instance's exact solvers take the best
 verified heuristic solution of the instance as a MIP start (:mod:`odrp.bench.task` runs the
@@ -68,6 +79,15 @@ from odrp.registry import KINDS, heuristics, load_plugins
 # ------------------------------------------------------------------------------------- the schema
 
 
+class SolutionSource(BaseModel):
+    """Solutions made elsewhere: files matching ``path``, scored under the method name ``method``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")
+    path: str = Field(min_length=1)
+
+
 class StudySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -85,6 +105,7 @@ class StudySpec(BaseModel):
     mip_gap: NonNegativeFloat = 1e-6
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
+    solutions: list[SolutionSource] | SolutionSource = []
 
 
 class GridSpec(BaseModel):
@@ -108,6 +129,17 @@ class Run:
     @property
     def key(self) -> tuple[str, str, int]:
         return (self.method, self.solver or "", self.repeat)
+
+
+@dataclass(frozen=True)
+class ExternalSolution:
+    """A solution made elsewhere for one instance: the method name it is scored under, its file (relative
+    to the grid) and the file's text, read on the driver (None, with ``error``, when it could not be)."""
+
+    method: str
+    file: str
+    text: str | None
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +167,10 @@ class InstanceTask:
     """``best_heuristic``: the exact runs start from the best verified heuristic solution."""
     memory_limit: float | None = None
     """GB per run; None: the worker's default (:func:`odrp.bench.task.run_memory_budget`)."""
+    external: tuple[ExternalSolution, ...] = ()
+    """The solutions made elsewhere for this instance (the study's ``solutions:``), one per method at most."""
+    external_methods: tuple[str, ...] = ()
+    """Every method name of the study's ``solutions:`` (a run each, with or without a file here)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
@@ -145,6 +181,7 @@ class InstanceTask:
             self.mip_gap,
             canonical_json(self.options),
             self.warm_start,
+            tuple((e.method, e.file) for e in self.external),
         )
 
 
@@ -234,7 +271,9 @@ def load_grid(path: str | Path, *, allow_outside: bool = False) -> Grid:
         where = f"studies[{s}]"
         require(study.name not in names, source, f"{where}.name", f"a name no other study has, got {study.name!r}")
         names.add(study.name)
-        found.append(_instances(study, where, source, base, allow_outside))
+        instances = _instances(study, where, source, base, allow_outside)
+        _match_solutions(study, instances, where, source, base, allow_outside)
+        found.append(instances)
     load_plugins(spec.plugins, source, beside=base)
     grid = Grid(source=source, text=text, spec=spec)
     owner: dict[str, tuple[int, InstanceTask]] = {}
@@ -281,12 +320,62 @@ def _instances(study: StudySpec, where: str, source: str, base: Path, allow_outs
     return _generated_instances(study, kind, where, source)
 
 
+def solution_sources(study: StudySpec) -> list[SolutionSource]:
+    """The study's ``solutions:`` as a list (one mapping is a list of one)."""
+    return [study.solutions] if isinstance(study.solutions, SolutionSource) else list(study.solutions)
+
+
+def _match_solutions(
+    study: StudySpec, instances: list[dict[str, Any]], where: str, source: str, base: Path, allow_outside: bool
+) -> None:
+    """Give each instance the files of the study's ``solutions:`` named after it (``instance["external"]``).
+
+    A file is named after an instance by its stem: the instance id, or an instance file's own stem.
+    A file that names no instance of the study is bad input; its content is judged in the task.
+    """
+    for instance in instances:
+        instance["external"] = ()
+    keys: dict[str, dict[str, Any]] = {}
+    for instance in instances:
+        keys[instance["instance_id"]] = instance
+        if instance["file"] is not None:
+            keys.setdefault(Path(instance["file"]).stem, instance)
+    for j, entry in enumerate(solution_sources(study)):
+        field_name = f"{where}.solutions[{j}].path"
+        for file in _glob(entry.path, base, f"{where}.solutions[{j}]", source, allow_outside, "path"):
+            instance = keys.get(file.stem)
+            require(
+                instance is not None,
+                source,
+                field_name,
+                f"solution files named after an instance of study {study.name!r} (<instance_id>.json, or the "
+                f"instance file's name); {file.name} names none",
+            )
+            assert instance is not None
+            instance["external"] = (*instance["external"], _external(entry.method, file, base))
+
+
+def _external(method: str, file: Path, base: Path) -> ExternalSolution:
+    """A solution file's text, read now (workers need no shared file system); unreadable: an error to record."""
+    from odrp.io import MAX_FILE_BYTES
+
+    relative = os.path.relpath(file, base)
+    try:
+        if file.stat().st_size > MAX_FILE_BYTES:
+            return ExternalSolution(method, relative, None, f"a file of at most {MAX_FILE_BYTES // 1024**2} MB")
+        return ExternalSolution(method, relative, file.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        return ExternalSolution(method, relative, None, f"a readable UTF-8 file ({type(error).__name__})")
+
+
 def _tasks(
     study: StudySpec, instances: list[dict[str, Any]], where: str, source: str, plugins: tuple[str, ...]
 ) -> list[InstanceTask]:
     """The study's tasks: its instances with the runs and options it plans (checked here)."""
     kind = KINDS[study.problem]
     runs = _runs(study, kind, where, source)
+    external_methods = _external_methods(study, where, source)
+    runs = (*runs, *(Run(method, None, 0) for method in external_methods))
     options = _options(study, kind, where, source)
     if study.warm_start is not None:
         methods = {run.method for run in runs}
@@ -306,8 +395,26 @@ def _tasks(
         "options": options,
         "plugins": plugins,
         "warm_start": study.warm_start,
+        "external_methods": external_methods,
     }
     return [InstanceTask(**instance, **common) for instance in instances]
+
+
+def _external_methods(study: StudySpec, where: str, source: str) -> tuple[str, ...]:
+    """The method names of the study's ``solutions:``: each new (no heuristic's, no other source's)."""
+    known = heuristics()
+    names: list[str] = []
+    for j, entry in enumerate(solution_sources(study)):
+        field_name = f"{where}.solutions[{j}].method"
+        require(
+            entry.method != "exact" and entry.method not in known,
+            source,
+            field_name,
+            f"a method name of its own (not exact nor a heuristic of the registry), got {entry.method!r}",
+        )
+        require(entry.method not in names, source, field_name, f"each method once, got {entry.method!r} twice")
+        names.append(entry.method)
+    return tuple(names)
 
 
 def _runs(study: StudySpec, kind: ProblemKind, where: str, source: str) -> tuple[Run, ...]:
@@ -473,14 +580,14 @@ def _seeds(seeds: Any, where: str, source: str) -> list[int]:
     return list(seeds)
 
 
-def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool) -> list[Path]:
+def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool, key: str = "instances") -> list[Path]:
     """The files a study's ``instances`` glob matches (relative to the grid's folder).
 
     Unless ``allow_outside``, the glob's fixed part (the folders before its first wildcard) and every
     file it matches, links resolved, must lie under the grid's folder or the working directory: a
     pattern such as ``/**/*.json`` is refused before it scans anything.
     """
-    field_name = f"{where}.instances"
+    field_name = f"{where}.{key}"
     full = Path(pattern if os.path.isabs(pattern) else base / pattern)
     roots = (base, Path.cwd().resolve())
     if not allow_outside:
@@ -500,7 +607,8 @@ def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool
             field_name,
             f"files under the grid's folder or the working directory (or --allow-outside); {outside} is not",
         )
-    require(bool(files), source, field_name, f"a glob that matches instance files, got {pattern!r}")
+    what = "instance" if key == "instances" else "solution"
+    require(bool(files), source, field_name, f"a glob that matches {what} files, got {pattern!r}")
     return files
 
 

@@ -5,7 +5,7 @@ of one kind (the grid's ``studies:``), and :mod:`odrp.bench.tables` computes the
 and per value of each ``--by`` parameter). This module puts the pieces together:
 
 - ``summary.csv`` (and ``summary.md`` / ``summary.tex`` with ``--format``): every table's numbers
-  (:mod:`odrp.bench.export`);
+  (:mod:`odrp.bench.paper_tables`);
 - per study, the pictures for papers in PNG and SVG (:mod:`odrp.bench.pictures`): the runtime
   performance profile, the gap ECDF, and gap and runtime against size when the study has sizes;
 - ``index.html``: one self-contained page that works offline (:mod:`odrp.bench.page`).
@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from odrp.bench import compare, dataset, export, page, pictures, tables, verify
+from odrp.bench import compare, dataset, page, paper_tables, pictures, tables, verify
 from odrp.bench.tables import counts_line, method_label, optimum_counts
 
 
@@ -77,7 +77,7 @@ def report(
         pairs = compare.method_pairs(frame, by)  # every two methods of a table: Wilcoxon on their gaps
         _write(target / "pairs.csv", pairs.to_csv(index=False).encode())
         after = partial(compare.pair_sections, pairs)
-        for name, text in export.summary_files(summary, formats, after).items():
+        for name, text in paper_tables.summary_files(summary, formats, after).items():
             result.exports.append(_write(target / name, text.encode()))
     text = page.render(frame, result.sections, manifest, out.resolve().name)
     result.html = _write(target / "index.html", text.encode())

@@ -43,7 +43,7 @@ from typing import Any
 
 import odrp
 from odrp.bench import dataset, verify
-from odrp.bench.grid import Grid, InstanceTask, load_grid
+from odrp.bench.grid import Grid, InstanceTask, canonical_json, load_grid
 from odrp.bench.stream import outcome_channel, run_partition_streamed
 from odrp.bench.task import failed_outcome, run_partition
 from odrp.core.errors import InputError
@@ -244,11 +244,13 @@ def _checked_record(out: Path, warnings: list[str]) -> tuple[dict[str, Any], dic
         )
     check = verify.check(out, previous)
     for finding in check.findings:
-        if finding.kind == "missing":
-            warnings.append(f"{finding.line(out)}; its instance is rerun")
-        else:
-            aside = dataset.quarantine(out, finding.file)
-            warnings.append(f"{finding.line(out)}; moved to {aside}, its instance is rerun")
+        moved = []
+        if finding.kind != "missing":
+            moved.append(str(dataset.quarantine(out, finding.file)))
+        if finding.rows is not None and (out / finding.rows).exists():  # its instance file is bad: rerun it
+            moved.append(str(dataset.quarantine(out, finding.rows)))
+        aside = f"; moved to {' and '.join(moved)}" if moved else ""
+        warnings.append(f"{finding.line(out)}{aside}, its instance is rerun")
     return previous, check.record
 
 
@@ -284,7 +286,9 @@ def _set_aside(
             continue
         relative = path.relative_to(out).as_posix()
         aside = dataset.quarantine(out, relative)
-        record.pop(relative, None)
+        stored_instance = (record.pop(relative, None) or {}).get("instance")
+        if isinstance(stored_instance, dict) and (out / str(stored_instance.get("file"))).is_file():
+            dataset.quarantine(out, str(stored_instance["file"]))  # the instance file goes with its rows
         stored.pop(path.stem, None)
         warnings.append(f"{path.stem}: moved to {aside}" + ("; it runs again" if path.stem in planned else ""))
 
@@ -441,7 +445,9 @@ def _store(
 ) -> None:
     rows = outcome["rows"]
     table = dataset.to_table(rows, table_schema)
-    name, entry = dataset.write_instance(out, outcome["problem"], outcome["instance_id"], table)
+    data = outcome.get("instance")
+    instance = None if data is None else canonical_json(data).encode()
+    name, entry = dataset.write_instance(out, outcome["problem"], outcome["instance_id"], table, instance)
     record[name] = entry
     summary.ran += 1
     summary.rows += len(rows)

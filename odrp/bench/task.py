@@ -43,10 +43,13 @@ from typing import Any
 import odrp
 from odrp.bench.grid import InstanceTask, Run, instance_sha256
 from odrp.bench.optimum import best_proven, gap_to_optimum
+from odrp.core.errors import MAX_LINE, InputError
+from odrp.core.kind import require
 from odrp.core.limits import HEADROOM, data_size
 from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
+from odrp.io import parse_json
 from odrp.registry import KINDS, load_plugins
-from odrp.run import run_within_limits
+from odrp.run import judge, run_within_limits
 
 
 def run_partition(chunks: Iterable[list[InstanceTask]]) -> Iterator[dict[str, Any]]:
@@ -134,18 +137,19 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         rows = [_error_row(base, task, run, message, 0.0) for run in task.runs]
         return _outcome(task, rows, start)
     rows = _run_all(kind, instance, task, base)
-    optimum = best_proven(rows, kind.sense, task.mip_gap)
+    sense = getattr(instance, "sense", kind.sense)  # the GAP's sense is the instance's
+    optimum = best_proven(rows, sense, task.mip_gap)
     for row in rows:
         row["optimum"] = optimum.value
         row["optimum_status"] = optimum.status
-        row["gap"] = gap_to_optimum(row["objective"] if row["verified"] else None, optimum.value, kind.sense)
+        row["gap"] = gap_to_optimum(row["objective"] if row["verified"] else None, optimum.value, sense)
         notes = [row["message"]] if row["message"] else []
         if optimum.note:
             notes.append(optimum.note)
         if row["gap"] is not None and row["gap"] < 0:
             notes.append("objective better than the proven optimum: the exact side is wrong here")
         row["message"] = "; ".join(notes)
-    return _outcome(task, rows, start)
+    return {**_outcome(task, rows, start), "instance": data}
 
 
 def _generate(task: InstanceTask) -> dict[str, Any]:
@@ -226,6 +230,8 @@ def _run(
     warm: bool = False,
 ) -> dict[str, Any]:
     """One run's row; ``warm``: an exact run of a warm-started study, from ``start`` (None: cold)."""
+    if run.method in task.external_methods:
+        return _external_row(kind, instance, task, run, base)
     options = dict(task.options.get(run.method, {}))
     origin = {"warm_start": start.label, "warm_start_objective": start.objective} if start is not None else {}
     begin = time.perf_counter()
@@ -257,6 +263,20 @@ def _run(
         stats["warm_start"] = {**stats.get("warm_start", {}), "source": start.label}
     elif warm:
         message = "; ".join(m for m in (message, "warm start: no verified heuristic solution, solved cold") if m)
+    return _row(base, run, out, options, message, metrics, stats, origin)
+
+
+def _row(
+    base: dict[str, Any],
+    run: Run,
+    out: dict[str, Any],
+    options: dict[str, Any],
+    message: str,
+    metrics: dict[str, Any],
+    stats: dict[str, Any],
+    origin: dict[str, Any],
+) -> dict[str, Any]:
+    """The row of a run from its Result (as a dict)."""
     return {
         **base,
         "method": run.method,
@@ -277,6 +297,54 @@ def _run(
         "warm_start": origin.get("warm_start"),
         "warm_start_objective": origin.get("warm_start_objective"),
     }
+
+
+def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: dict[str, Any]) -> dict[str, Any]:
+    """The row of a solution made elsewhere (the study's ``solutions:``), judged by the evaluator.
+
+    Its file holds a solution JSON, or a Result JSON whose ``solution`` is taken (with its objective
+    and ``runtime_s``, when it has them). A feasible solution gets the evaluator's objective (and is
+    verified only if a claimed objective agrees with it); an infeasible one ``status: no_solution``
+    with the evaluator's violations; an instance without a file ``no_solution`` too; a file that is
+    not JSON, not a solution of the kind, or that the evaluator cannot read, an error row naming it.
+    """
+    entry = next((e for e in task.external if e.method == run.method), None)
+    if entry is None:
+        keys = ("objective", "bound", "gap", "runtime_s", "solution", "solver")
+        out = {"status": "no_solution", "verified": False, **dict.fromkeys(keys)}
+        message = "no solution file for this instance"
+        return _row(base, run, out, {}, message, {}, {}, {})
+    try:
+        if entry.text is None:
+            raise InputError(entry.file, "", entry.error)
+        data = parse_json(entry.text, entry.file)
+        require(isinstance(data, dict), entry.file, "", "a JSON object: a solution, or a Result with a solution")
+        claimed, runtime = None, None
+        if "solution" in data and "status" in data:  # a Result JSON
+            claimed = data.get("objective") if isinstance(data.get("objective"), int | float) else None
+            runtime = data.get("runtime_s") if isinstance(data.get("runtime_s"), int | float) else None
+            data = data["solution"]
+            require(isinstance(data, dict), entry.file, "solution", "a solution (a JSON object)")
+        result = judge(
+            kind,
+            instance,
+            method=run.method,
+            solver=None,
+            status="feasible",
+            solution=data,
+            own_objective=claimed,
+            bound=None,
+            runtime_s=runtime,  # type: ignore[arg-type]
+            stats={"file": entry.file},
+            scores_itself=claimed is not None,
+        )
+    except Exception as error:  # malformed: one error row naming the file, never the end of the grid
+        text = str(error) if isinstance(error, InputError) else f"{entry.file}: {_describe(error)}"
+        return {**_error_row(base, task, run, " ".join(text.split())[:MAX_LINE], 0.0), "runtime_s": None}
+    out = result.to_dict()
+    metrics = dict(out["metrics"])
+    stats = metrics.pop("method_stats", {})
+    return _row(base, run, out, {}, out["message"], metrics, stats, {})
 
 
 def _error_row(base: dict[str, Any], task: InstanceTask, run: Run, message: str, runtime_s: float) -> dict[str, Any]:

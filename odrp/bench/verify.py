@@ -11,8 +11,18 @@ manifest was last rewritten. :func:`check` compares it with what is on disk unde
 - **unreadable**: a file that cannot be read (permissions, I/O);
 - **not a regular file**: a symbolic link or a directory where a file or a partition folder belongs.
 
+The instance files (``DIR/instances/<kind>/<instance_id>.json``) are checked through the record of
+their rows file, which names each one and its SHA-256: an instance file that is missing, rewritten or
+a link is a finding that also takes its rows file out of the record (``--resume`` reruns the
+instance), and a file under ``instances/`` that no record names is unlisted.
+
 Each finding is one line: the file, what was expected, what was found. The files that agree form
 the record a new manifest may keep; nothing here re-hashes a file into the record.
+
+**Exports** (:mod:`odrp.bench.export`) have no manifest: their record is ``SHA256SUMS`` (the format
+``sha256sum -c`` reads). :func:`check_export` compares every file of the export with it: a file
+whose SHA-256 differs, a listed file that is missing, a file the list does not hold, a line that is
+not ``<64 hex digits>  <path>``, and a link are findings, one line each.
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ class Finding:
     file: str  # relative to the dataset directory, POSIX separators
     kind: str  # mismatched, missing, unlisted, unreadable, not a regular file
     detail: str  # what was expected and what was found
+    rows: str | None = None  # an instance file's finding: the rows file whose record names it
 
     def line(self, out: str | Path) -> str:
         return f"{Path(out) / self.file}: {self.detail}"
@@ -100,12 +111,52 @@ def check(out: str | Path, manifest: dict[str, Any] | None) -> Check:
                     Finding(name, "missing", f"expected a file of {entry['rows']} rows (in the manifest), found none")
                 )
         else:
-            finding = _compare(out / name, name, entry)
+            finding = _compare(out / name, name, entry) or _compare_instance(out, name, entry)
             if finding is None:
                 result.record[name] = entry
             else:
                 result.findings.append(finding)
+    named = {entry["instance"]["file"] for entry in record.values() if isinstance(entry.get("instance"), dict)}
+    result.findings.extend(_unlisted_instances(out, named))
     return result
+
+
+def _compare_instance(out: Path, name: str, entry: dict[str, Any]) -> Finding | None:
+    """The instance file the rows file ``name`` names in its record, against its recorded SHA-256."""
+    stored = entry.get("instance")
+    if not isinstance(stored, dict):
+        return None  # a record from before instances were stored
+    file, expected = str(stored.get("file")), str(stored.get("sha256"))
+    path = out / file
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return Finding(file, "not a regular file", "a regular file, found a symbolic link or other", rows=name)
+    if not path.exists():
+        return Finding(file, "missing", f"expected the instance of {name} (in the manifest), found none", rows=name)
+    try:
+        digest = dataset.sha256_file(path)
+    except OSError as error:
+        return Finding(file, "unreadable", f"a readable file, found {type(error).__name__}", rows=name)
+    if digest != expected:
+        detail = f"expected SHA-256 {expected[:16]}... (in the manifest), found {digest[:16]}..."
+        return Finding(file, "mismatched", detail, rows=name)
+    return None
+
+
+def _unlisted_instances(out: Path, named: set[str]) -> list[Finding]:
+    """Files under ``instances/<kind>/`` (hidden ones excepted) that no record names."""
+    found = []
+    top = out / dataset.INSTANCES
+    if not top.is_dir() or top.is_symlink():
+        return found
+    for folder in sorted(top.iterdir()):
+        if folder.name.startswith(".") or not folder.is_dir() or folder.is_symlink():
+            continue
+        for item in sorted(folder.iterdir()):
+            relative = f"{dataset.INSTANCES}/{folder.name}/{item.name}"
+            if not item.name.startswith(".") and relative not in named:
+                detail = "not in the manifest: expected only the instances it records"
+                found.append(Finding(relative, "unlisted", detail))
+    return found
 
 
 def verify(out: str | Path) -> Check:
@@ -171,3 +222,89 @@ def _compare(path: Path, name: str, entry: dict[str, Any]) -> Finding | None:
         statuses = pq.read_table(path, columns=["status"]).column("status").to_pylist()
         entry["errors"] = statuses.count("error")
     return None
+
+
+# ------------------------------------------------------------------------------------- exports
+
+SUMS = "SHA256SUMS"
+"""The record of an export: one ``<SHA-256>  <path>`` line per file (``sha256sum -c`` reads it)."""
+
+
+def is_export(path: str | Path) -> bool:
+    """True when ``path`` is an export (it has ``SHA256SUMS`` and no manifest)."""
+    path = Path(path)
+    return (path / SUMS).is_file() and not (path / dataset.MANIFEST).exists()
+
+
+@dataclass
+class ExportCheck:
+    """The outcome of :func:`check_export`: the listed files that agree, and the rest."""
+
+    out: Path
+    files: dict[str, str] = field(default_factory=dict)  # path -> SHA-256, as listed and found
+    findings: list[Finding] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.out}: {len(self.files)} files, every one as {SUMS} records it"
+
+
+def read_sums(out: str | Path) -> tuple[dict[str, str], list[Finding]]:
+    """The paths and SHA-256 of ``SHA256SUMS`` (text or binary mode lines), and its malformed lines."""
+    listed: dict[str, str] = {}
+    bad: list[Finding] = []
+    text = (Path(out) / SUMS).read_text(errors="replace")
+    for number, line in enumerate(text.splitlines(), 1):
+        digest, _, name = line.partition(" ")
+        name = name[1:] if name[:1] in (" ", "*") else ""
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest) or not name:
+            bad.append(Finding(SUMS, "malformed", f"line {number}: expected '<64 hex digits>  <path>'"))
+        elif Path(name).is_absolute() or ".." in Path(name).parts:
+            bad.append(Finding(SUMS, "malformed", f"line {number}: a path inside the export, got {name[:100]!r}"))
+        else:
+            listed[name] = digest
+    return listed, bad
+
+
+def check_export(out: str | Path) -> ExportCheck:
+    """Every file of the export ``out`` against ``SHA256SUMS`` (see the module docstring)."""
+    out = Path(out)
+    if not is_export(out):
+        raise InputError(str(out / SUMS), "", "an export written by odrp dataset export (no SHA256SUMS found)")
+    result = ExportCheck(out=out)
+    listed, bad = read_sums(out)
+    result.findings.extend(bad)
+    present: set[str] = set()
+    for path in sorted(out.rglob("*")):
+        relative = path.relative_to(out).as_posix()
+        if relative == SUMS or any(part.startswith(".") for part in path.relative_to(out).parts):
+            continue
+        if path.is_symlink() or (not path.is_file() and not path.is_dir()):
+            result.findings.append(Finding(relative, "not a regular file", "a regular file, found a symbolic link"))
+        elif path.is_file():
+            present.add(relative)
+    for name in sorted(set(listed) | present):
+        if name not in listed:
+            result.findings.append(Finding(name, "unlisted", f"not in {SUMS}: expected only the files it lists"))
+        elif name not in present:
+            if not (out / name).is_symlink():
+                result.findings.append(Finding(name, "missing", f"expected a file (in {SUMS}), found none"))
+        else:
+            try:
+                digest = dataset.sha256_file(out / name)
+            except OSError as error:
+                result.findings.append(Finding(name, "unreadable", f"a readable file ({error.strerror})"))
+                continue
+            if digest != listed[name]:
+                detail = f"expected SHA-256 {listed[name][:16]}... (in {SUMS}), found {digest[:16]}..."
+                result.findings.append(Finding(name, "mismatched", detail))
+            else:
+                result.files[name] = digest
+    return result
+
+
+def require_intact_export(out: str | Path) -> ExportCheck:
+    """:func:`check_export`, raising :class:`DamagedDataset` when any file disagrees."""
+    result = check_export(out)
+    if result.findings:
+        raise DamagedDataset(out, result.findings)
+    return result
