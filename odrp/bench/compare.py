@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from odrp.bench import dataset, export, tables, verify
+from odrp.bench import dataset, paper_tables, tables, verify
 
 MIN_PAIRS = 6
 """Nonzero differences needed before a two-sided p-value can fall below 0.05 (2 / 2^6 = 0.031)."""
@@ -261,24 +261,24 @@ def test_rows(table: pd.DataFrame) -> list[list[str]]:
     ]
 
 
-def pair_sections(pairs: pd.DataFrame, key: dict[str, Any]) -> list[export.Section]:
+def pair_sections(pairs: pd.DataFrame, key: dict[str, Any]) -> list[paper_tables.Section]:
     """The section of :func:`method_pairs`'s rows in the group ``key`` (none if it has none)."""
     mine = tables.matching(pairs, key)
     if not len(mine):
         return []
     heading = f"{tables.group_title(key)}: Wilcoxon signed-rank test of paired gaps, method against method"
-    return [(heading, export.latex_label("pairs", *key.values()), PAIR_HEADERS, test_rows(mine))]
+    return [(heading, paper_tables.latex_label("pairs", *key.values()), PAIR_HEADERS, test_rows(mine))]
 
 
-def sections(result: Comparison) -> list[export.Section]:
+def sections(result: Comparison) -> list[paper_tables.Section]:
     """(heading, LaTeX label, headers, rows) of every table: per group, the side by side and the tests."""
     out = []
     for key, table in tables.split(result.side_by_side):
         title = tables.group_title(key)
-        out.append((title, export.latex_label("side", *key.values()), SIDE_HEADERS, side_rows(table)))
+        out.append((title, paper_tables.latex_label("side", *key.values()), SIDE_HEADERS, side_rows(table)))
         mine = tables.matching(result.tests, key)
         if len(mine):
-            label = export.latex_label("wilcoxon", *key.values())
+            label = paper_tables.latex_label("wilcoxon", *key.values())
             out.append((f"{title}: Wilcoxon signed-rank test of paired gaps", label, TEST_HEADERS, test_rows(mine)))
     return out
 
@@ -291,7 +291,7 @@ def _write(result: Comparison, formats: Sequence[str]) -> None:
     }
     title = "Comparison of " + ", ".join(result.names) + f" (baseline {result.names[0]})"
     for fmt in formats:
-        files[f"comparison.{export.FORMATS[fmt]}"] = export.document(fmt, title, sections(result))
+        files[f"comparison.{paper_tables.FORMATS[fmt]}"] = paper_tables.document(fmt, title, sections(result))
     for name, text in files.items():
         dataset.write_atomic(result.out, name, lambda handle, text=text: handle.write(text.encode()))
         result.files.append(result.out / name)
