@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         if "--json" in argv:  # a script reading stdout gets the error as one JSON object
             print(json.dumps({"error": str(error), "file": error.source, "field": error.field or None}))
         return 2
+    except BrokenPipeError:  # the reader of stdout went away (odrp ... | head): stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 141  # 128 + SIGPIPE, what a shell reports for a program killed by it
 
 
 class _Parser(argparse.ArgumentParser):

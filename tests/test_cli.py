@@ -196,3 +196,20 @@ def test_evaluate_prints_a_table_like_solve(run_cli, tmp_path):
     solution.write_text(json.dumps(SPLIT))
     out = run_cli("evaluate", str(path), str(solution)).stdout
     assert "│ feasible" in out and "│ objective" in out and "│ violations" in out
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly():
+    """``odrp generate kp --items 20000 | head -c 10``: no traceback when the pipe closes."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "odrp", "generate", "kp", "--items", "20000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
