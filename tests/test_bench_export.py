@@ -313,3 +313,19 @@ def test_resume_moves_a_rewritten_instance_file_aside_with_its_rows(made, tmp_pa
     assert (copy / "quarantine" / rows).exists()
     assert len(warnings) == 1 and "its instance is rerun" in warnings[0]
     assert target.stem not in dataset.stored_instances(copy)
+
+
+def test_results_hold_solutions_of_every_shape_as_json_text():
+    """One results.parquet over kinds whose solutions differ in shape (a list for one, a number for another:
+    the quick grid's pathmap and ODRP rows) stays one Parquet column: JSON text that reads back as it was."""
+    import pyarrow as pa
+
+    from odrp.bench.export import _as_json_text
+
+    frame = pd.DataFrame({"problem": ["pathmap", "odrp"], "solution": [{"route": [1, 2]}, {"route": 3}]})
+    frame["metrics"] = [{"cost": 1.5}, None]
+    with pytest.raises(pa.ArrowInvalid):
+        pa.Table.from_pandas(frame, preserve_index=False)
+    table = pa.Table.from_pandas(_as_json_text(frame), preserve_index=False)
+    assert [json.loads(v) for v in table.column("solution").to_pylist()] == [{"route": [1, 2]}, {"route": 3}]
+    assert table.column("metrics").to_pylist() == ['{"cost": 1.5}', None]

@@ -91,7 +91,8 @@ RESULT_COLUMNS: dict[str, str] = {
     "runtime_s, time_limit": "wall seconds of the run and its limit",
     "verified": "the evaluator, which recomputes everything from the instance alone, agrees with the method",
     "message": "notes and error messages",
-    "metrics, method_stats, solution": "the evaluator's metrics, the method's statistics, the solution",
+    "metrics, method_stats, solution": "the evaluator's metrics, the method's statistics, the solution, each as "
+    "JSON text (their shapes differ between kinds)",
     "package_version, solver_version": "odrp-toolkit version of the worker, the solver's version",
     "warm_start, warm_start_objective": "for warm-started exact runs: the heuristic run that gave the start",
 }
@@ -111,6 +112,16 @@ class ExportSummary:
             f"{self.dest}: {self.instances} instances, {self.rows} rows, {len(self.files) + 1} files "
             f"(check: cd {self.dest} && sha256sum -c {SUMS}, or odrp dataset verify {self.dest})"
         )
+
+
+def _as_json_text(frame: Any) -> Any:
+    """``frame`` with ``metrics`` and ``solution`` as canonical JSON text: their shapes differ from kind to
+    kind, and one Parquet column holds one type."""
+    frame = frame.copy()
+    for name in dataset.STRUCT_COLUMNS:
+        if name in frame:
+            frame[name] = [None if v is None else json.dumps(v, sort_keys=True, default=str) for v in frame[name]]
+    return frame
 
 
 def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE) -> ExportSummary:
@@ -133,7 +144,7 @@ def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE)
     gaps = _mip_gaps(manifest)
     optima = optima_rows(frame, instances, gaps)
     summary.files[OPTIMA] = _write(dest, OPTIMA, _csv(optima, list(OPTIMA_COLUMNS)))
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = pa.Table.from_pandas(_as_json_text(frame), preserve_index=False)
     sink = io.BytesIO()
     pq.write_table(table, sink)
     summary.files[RESULTS] = _write(dest, RESULTS, sink.getvalue())
