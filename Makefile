@@ -36,7 +36,7 @@ test: $(STAMP) chromium
 	$(BIN)/python -m pytest
 
 # The report's browser test (tests/test_report_browser.py) renders the page in headless Chromium: Debian's
-# chromium package, installed here with apt-get when it is missing and we are root; else that test skips.
+# chromium package, installed here with apt-get when it is missing and we are root; without it that test fails.
 chromium:
 	@if command -v chromium >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -44,8 +44,8 @@ chromium:
 	  export DEBIAN_FRONTEND=noninteractive; \
 	  apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 \
 	  || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1; } \
-	  || echo "note: apt-get could not install chromium: the report's browser test will skip"; \
-	else echo "note: no chromium and not root: the report's browser test will skip (apt-get install chromium)"; fi
+	  || echo "note: apt-get could not install chromium: the report's browser test will fail"; \
+	else echo "note: no chromium and not root: the report's browser test will fail (apt-get install chromium)"; fi
 
 # The documentation site (mkdocs, Material theme, API reference by mkdocstrings) into site/.
 docs: $(STAMP)

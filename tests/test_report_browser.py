@@ -4,7 +4,7 @@ Chromium is Debian's ``chromium`` package (``/usr/bin/chromium``); ``make test``
 ``apt-get install chromium`` when it is missing and the user is root. The test drives it through the
 DevTools protocol over a pipe (``--remote-debugging-pipe``: JSON messages ending in a NUL byte on file
 descriptors 3 and 4), so it needs no Python package beyond the standard library. Without the binary
-the test is skipped, saying how to install it.
+the test fails, saying how to install it.
 
 It checks that the page loads with no JavaScript error or console error, requests nothing but the
 file itself, draws every Plotly figure and every table, that the method and status filters change the
@@ -142,7 +142,7 @@ class Chromium:
 @pytest.fixture(scope="module")
 def browser():
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(
+        pytest.fail(
             "headless Chromium not found at /usr/bin/chromium: `make test` installs Debian's chromium package "
             "(apt-get install chromium) when run as root; install it to render the report page"
         )
