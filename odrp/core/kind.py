@@ -29,7 +29,11 @@ class ProblemKind:
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
     - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
     - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
-      measurement; one of ``solvers``).
+      measurement; one of ``solvers``);
+    - ``starts``: the kind's fast heuristics, by name, that every exact run takes first, on a small
+      share of its time limit (:func:`odrp.run.run_method`): the exact method gets the best of their
+      placements as its incumbent (keyword ``incumbent=``, when it takes one), and its answer is
+      never worse than any of them.
     """
 
     name: str
@@ -48,6 +52,7 @@ class ProblemKind:
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None
     settings: type | None = None
+    starts: tuple[str, ...] = ()
 
 
 @dataclass
