@@ -24,8 +24,10 @@ child and sent to the parent; a run the watchdog kills at its limit returns the 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -35,6 +37,7 @@ from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
 from odrp.core.limits import MethodDied, TimeLimitKilled, report_to_parent, run_limited
 from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.race import race
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
 from odrp.core.settings import settings_for
 from odrp.core.solvers import DEFAULT_MIP_GAP
@@ -140,7 +143,11 @@ def run_method(
             given = judge_solution(kind, instance, warm_start, "warm start")
             floor += [given] if given is not None else []
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-        result = _run_exact(kind, instance, solver, formulation, left, mip_gap, options, warm_start, floor)
+        racers = [f for f in kind.race if f in kind.formulations] if formulation in (None, "auto") else []
+        if racers and _cores() >= 2:
+            result = _race(kind, instance, [formulation, *racers], solver, left, mip_gap, options, warm_start, floor)
+        else:
+            result = _run_exact(kind, instance, solver, formulation, left, mip_gap, options, warm_start, floor)
         result = floored(kind, instance, result, floor)
         if floor:
             result.metrics.setdefault("method_stats", {})["starts"] = [_start_record(r) for r in floor]
@@ -205,6 +212,85 @@ def _run_exact(
     )
 
 
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _race(
+    kind: ProblemKind,
+    instance: Any,
+    formulations: list[str | None],
+    solver: str | None,
+    time_limit: float | None,
+    mip_gap: float,
+    options: Any,
+    warm_start: dict[str, Any] | None,
+    floor: list[Result],
+) -> Result:
+    """The exact method with each of ``formulations`` at once (:mod:`odrp.core.race`), combined: the first
+    formulation's Result, with the best verified incumbent and the best bound of all, optimal when one
+    of them proves it (or when the two meet within ``mip_gap``). ``method_stats.race`` records each."""
+    began = time.perf_counter()
+
+    def member(f: str | None) -> Callable[[], Result]:
+        starts = floor if f not in TEXTBOOK else []
+        return lambda: _run_exact(kind, instance, solver, f, time_limit, mip_gap, options, warm_start, starts)
+
+    outcomes = race([member(f) for f in formulations], decided=_decided, time_limit=time_limit)
+    results = [o for o in outcomes if isinstance(o, Result)]
+    if not results:  # every racer failed: raise the first's error (or say that it died)
+        first = next((o for o in outcomes if isinstance(o, BaseException)), None)
+        raise first if first is not None else MethodDied("every raced formulation died without an answer")
+    sense = getattr(instance, "sense", kind.sense)
+    decided = next((r for r in results if _decided(r)), None)
+    primary = decided or (outcomes[0] if isinstance(outcomes[0], Result) else results[0])
+    best = best_of(kind, instance, results) or primary
+    bounds = [r.bound for r in results if r.bound is not None and r.status != "infeasible"]
+    bound = (min(bounds) if sense == "max" else max(bounds)) if bounds else None
+    if decided is not None and decided.status == "optimal":
+        bound = decided.bound
+    gap = relative_gap(best.objective, bound, sense) if best.objective is not None else None
+    status = primary.status
+    if decided is None and gap is not None and gap <= max(mip_gap, 1e-9) and best.verified:
+        status = "optimal"
+    stats = dict(primary.metrics.get("method_stats", {}))
+    stats["race"] = [
+        {
+            "formulation": f or "auto",
+            "status": o.status if isinstance(o, Result) else ("stopped" if o is None else type(o).__name__),
+            "objective": o.objective if isinstance(o, Result) else None,
+            "bound": o.bound if isinstance(o, Result) else None,
+            "runtime_s": round(o.runtime_s, 3) if isinstance(o, Result) else None,
+        }
+        for f, o in zip(formulations, outcomes, strict=True)
+    ]
+    metrics = dict(best.metrics, method_stats=stats)
+    names = [f or "auto" for f in formulations]
+    won = next((name for name, o in zip(names, outcomes, strict=True) if o is decided), "")
+    note = f"raced {', '.join(names)}; decided by {won}" if won else ""
+    message = "; ".join(m for m in (best.message, note) if m)
+    return dataclasses.replace(
+        best,
+        method="exact",
+        solver=primary.solver,
+        status=status,
+        bound=bound,
+        gap=gap,
+        runtime_s=time.perf_counter() - began,
+        metrics=metrics,
+        message=message,
+    )
+
+
+def _decided(result: Result) -> bool:
+    """A racer's answer that ends the race: a verified optimum, or a proof of infeasibility."""
+    return (result.status == "optimal" and result.verified) or result.status == "infeasible"
+
+
 def run_starts(kind: ProblemKind, instance: Any, *, time_limit: float | None, seed: int = 0) -> list[Result]:
     """The kind's fast heuristics (``ProblemKind.starts``), in their order, on :data:`START_SHARE` of
     ``time_limit`` (:data:`START_SECONDS` without one) together: each gets an equal part of what is left
@@ -265,9 +351,9 @@ def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result
     """``result`` (an exact run's), or, where it has no verified solution as good, the best of ``floor``'s.
 
     The exact method's bound stays when it is consistent with the placement taken over (a bound that a
-    verified placement beats is wrong, and is dropped with a message); so does its status, except that
-    ``optimal`` or ``infeasible`` contradicted by a better verified placement becomes ``feasible``, and
-    ``error`` with a placement becomes ``feasible``, each with a message.
+    verified placement beats is wrong, and is dropped with a message); so does its status (``error``
+    included: the solver failed, and the placement is the start's), except that ``optimal`` or
+    ``infeasible`` contradicted by a better verified placement becomes ``feasible``, with a message.
     """
     best = best_of(kind, instance, floor)
     sense = getattr(instance, "sense", kind.sense)
@@ -279,9 +365,7 @@ def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result
     if status in ("optimal", "infeasible"):
         notes.append(f"the exact method's {status} answer is contradicted by {best.method}'s verified placement")
         status = "feasible"
-    elif status == "error":
-        status = "feasible"
-    elif status not in ("time_limit", "feasible"):
+    elif status not in ("time_limit", "feasible", "error"):
         status = "time_limit"
     bound = result.bound
     if bound is not None and _better(best.objective, bound, sense):

@@ -33,7 +33,10 @@ class ProblemKind:
     - ``starts``: the kind's fast heuristics, by name, that every exact run takes first, on a small
       share of its time limit (:func:`odrp.run.run_method`): the exact method gets the best of their
       placements as its incumbent (keyword ``incumbent=``, when it takes one), and its answer is
-      never worse than any of them.
+      never worse than any of them;
+    - ``race``: formulations raced beside ``auto`` when an exact run may use two cores or more
+      (:func:`odrp.run.run_method`, :mod:`odrp.core.race`): the run answers with the best incumbent and
+      the best bound of the racers, and stops as soon as one of them proves the optimum.
     """
 
     name: str
@@ -53,6 +56,7 @@ class ProblemKind:
     taskview: TaskViewAdapter | None = None
     settings: type | None = None
     starts: tuple[str, ...] = ()
+    race: tuple[str, ...] = ()
 
 
 @dataclass

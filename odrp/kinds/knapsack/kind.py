@@ -76,6 +76,7 @@ def _kind(
         formulations=formulations,
         settings=KnapsackSettings,
         starts=("greedy", "local_search"),
+        race=("textbook",),
     )
 
 
