@@ -1,7 +1,9 @@
 """The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report, dataset.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
-expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
+expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout. Without it,
+``solve`` and ``evaluate`` print one table on stdout and nothing else: ``solve --save FILE`` writes the
+solution, ``solve --json`` prints it within the Result.
 
 Each verb imports the layers it uses when it runs, so that ``odrp --help`` and a mistyped option
 answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more.
@@ -186,19 +188,18 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         _write(args.save, json.dumps(result.solution, indent=1) + "\n", "--save")
     if args.json:
         print(result.to_json())
-    else:
-        _print_result(result)
+        return 0
+    _print_result(result)
+    if result.solution is not None and not args.save:  # stdout is the table: the solution goes elsewhere
+        print("the solution: --save FILE writes it, --json prints it within the Result", file=sys.stderr)
     return 0
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """``--time-limit`` and ``--memory-limit`` positive and finite, ``--mip-gap`` in [0, 1)."""
-    for flag, value in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError("command line", flag, f"a positive finite number, got {value!r}")
-    gap = args.mip_gap
-    if gap is not None and not (math.isfinite(gap) and 0 <= gap < 1):
-        raise InputError("command line", "--mip-gap", f"a relative gap in [0, 1), got {gap!r}")
+    from odrp.core.arguments import COMMAND_LINE, check_limits, flag
+
+    check_limits(args.time_limit, args.memory_limit, args.mip_gap, source=COMMAND_LINE, name=flag)
 
 
 def _write(path: str, text: str, flag: str) -> None:
@@ -261,21 +262,19 @@ def _print_result(result: Any) -> None:
     rows.update((key, value) for key, value in result.metrics.items() if key != "method_stats")
     if result.message:
         rows["message"] = result.message
-    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows, result.solution)
+    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows)
 
 
-def _print_table(title: str, rows: dict[str, Any], solution: Any = None) -> None:
-    """The two-column table ``solve`` and ``evaluate`` print, then the solution JSON if there is one."""
+def _print_table(title: str, rows: dict[str, Any]) -> None:
+    """The two-column table ``solve`` and ``evaluate`` print on stdout (and nothing else there: a solution
+    is written by ``--save`` or printed within the Result by ``--json``)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
     table = Table(title=title, show_header=False)
     for key, value in rows.items():
         table.add_row(key, _short(value))
-    console.print(table)
-    if solution is not None:
-        console.print_json(json.dumps(solution))
+    Console().print(table)
 
 
 def _count(n: int, noun: str) -> str:

@@ -70,7 +70,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
-from odrp.core.errors import InputError, read_text
+from odrp.core.errors import InputError, did_you_mean, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
 from odrp.io import read_json
@@ -513,7 +513,8 @@ def _generated_instances(study: StudySpec, kind: ProblemKind, where: str, source
             accepted is None or name in accepted,
             source,
             f"{where}.params.{name}",
-            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})",
+            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})"
+            + did_you_mean(name, accepted or ()),
         )
     seeds = _seeds(study.seeds, where, source)
     require(
