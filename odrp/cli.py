@@ -484,11 +484,18 @@ def _add_bench(sub: Any) -> None:
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
     p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
-    p.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the grid and print its plan (instances x methods x repeats, rows, a time bound); no Spark",
+    )
+    p.add_argument("--json", action="store_true", help="print the run's summary (or the plan) as one JSON object")
     p.set_defaults(handler=_bench)
 
 
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
+    if args.dry_run:
+        return _dry_run(args)
     from odrp.bench.runner import bench
 
     _creatable_directory(args.out, "--out")
@@ -544,6 +551,21 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             print(f"  ... and {len(summary.errors) - 20} more")
     print(f"dataset: {args.out}/rows (Parquet by problem), manifest: {args.out}/manifest.json")
     print(f"next: odrp report {args.out}")
+    return 0
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    """``odrp bench --dry-run``: the grid checked and its plan printed (:mod:`odrp.bench.plan`); nothing runs."""
+    from odrp.bench.grid import load_grid
+    from odrp.bench.plan import lines, plan
+
+    if args.partitions is not None and args.partitions < 1:
+        raise InputError("command line", "--partitions", f"a number >= 1, got {args.partitions}")
+    planned = plan(load_grid(args.grid, allow_outside=args.allow_outside), args.master, args.partitions)
+    if args.json:
+        print(json.dumps(planned))
+    else:
+        print("\n".join(lines(planned)))
     return 0
 
 
