@@ -640,7 +640,9 @@ def _add_dataset(sub: Any) -> None:
     export = actions.add_parser("export", help="write a dataset as a folder that stands alone (odrp.bench.export)")
     export.add_argument("dir", help="dataset directory written by odrp bench")
     export.add_argument("--to", required=True, metavar="DEST", help="a new folder")
-    export.add_argument("--licence", default=None, help="the datasheet's licence line (default: the toolkit's, MIT)")
+    export.add_argument(
+        "--licence", default=None, help="the data's licence (default: the grid's licence:, else CC-BY-4.0)"
+    )
     p.set_defaults(handler=_dataset)
 
 
@@ -648,9 +650,9 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.verify import check_export, is_export, verify
 
     if args.action == "export":
-        from odrp.bench.export import DEFAULT_LICENCE, export
+        from odrp.bench.export import export
 
-        print(export(args.dir, args.to, licence=args.licence or DEFAULT_LICENCE).line())
+        print(export(args.dir, args.to, licence=args.licence).line())
         return 0
     exported = is_export(args.dir)
     if args.resolve is not None and not exported:

@@ -3,6 +3,7 @@
 A grid file (paths are relative to the grid file)::
 
     plugins: [my_lab.heuristics]      # optional: modules that declare extra HEURISTICS
+    licence: CC-BY-4.0                # optional: the data's licence in an export (odrp dataset export)
     studies:
       - name: debs                    # unique within the grid
         problem: odrp                 # a kind of odrp.registry.KINDS
@@ -51,7 +52,8 @@ Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and th
 checked before Spark starts (:func:`load_grid`): each generator runs once per combination of its
 parameters, instance globs stay under the grid's folder or the working directory (``--allow-outside``
 lifts that), and plugins,
-found beside the grid file first, are imported only once the rest of the grid is valid.
+found beside the grid file (or in the ``plugins/`` folder there) first, are imported only once the rest
+of the grid is valid.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class GridSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plugins: list[str] = []
+    licence: str | None = Field(None, min_length=1)
     studies: list[StudySpec] = Field(min_length=1)
 
 

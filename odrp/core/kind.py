@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -30,7 +31,10 @@ class ProblemKind:
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
     - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
     - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
-      measurement; one of ``solvers``).
+      measurement; one of ``solvers``);
+    - ``model``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
+      from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
+      ``solution_format``: its solution JSON in one line; an export's datasheet gives both.
     """
 
     name: str
@@ -49,6 +53,13 @@ class ProblemKind:
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None
     settings: type | None = None
+    model: str = ""
+    solution_format: str = ""
+
+
+def model_text(package_file: str, kind: str) -> str:
+    """The model of ``kind`` in Markdown: ``models/<kind>.md`` beside ``package_file`` (a kind's ``kind.py``)."""
+    return (Path(package_file).parent / "models" / f"{kind}.md").read_text()
 
 
 @dataclass
