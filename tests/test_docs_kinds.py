@@ -120,3 +120,12 @@ def test_the_page_names_every_field_formulation_and_heuristic_of_its_kind(kind):
     assert schema_fields(entry.schema()) - words == set()  # the instance format table misses no field
     assert set(entry.formulations) - words == set()
     assert set(odrp.methods(kind)) - {"exact"} - words == set()  # the heuristics that apply
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_page_shows_the_model_and_solution_format_the_kind_declares(kind):
+    """One source: the kind's models/<kind>.md is what its page includes and an export's datasheet prints."""
+    entry, text = KINDS[kind], page_of(kind)
+    package = entry.exact.__module__.split(".")[2]  # odrp.kinds.<package>.exact.solve
+    assert entry.model.strip() and f'--8<-- "odrp/kinds/{package}/models/{kind}.md"' in text
+    assert f"`{entry.solution_format}`" in text

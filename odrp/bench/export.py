@@ -382,7 +382,7 @@ def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]]
         "## Files",
         "",
         "- `instances/<kind>/<instance>.json`: every instance as it was solved, in the kind's documented JSON "
-        "format (`schemas/<kind>.json` is its JSON Schema; the toolkit's docs/methods pages give the model). "
+        "format (`schemas/<kind>.json` is its JSON Schema; ## The problems below gives each kind's model). "
         "Each file is the instance's canonical JSON: its SHA-256 is the `instance_sha256` of its rows.",
         "- `schemas/<kind>.json`: the JSON Schema of each kind's instance files.",
         "- `optima.csv`: one line per instance (columns below).",
