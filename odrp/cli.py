@@ -400,7 +400,8 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
         from odrp.bench.export import import_export
 
         written = import_export(args.file, _directory(args.out, "--out"))
-        print(f"{_count(len(written) - 1, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
+        instances = sum(path.relative_to(args.out).parts[0] == "instances" for path in written)
+        print(f"{_count(instances, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
         print(f"next: odrp bench {written[-1]} --out DIR")
         return 0
     from odrp.io import parse_instance

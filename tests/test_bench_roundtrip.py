@@ -141,6 +141,7 @@ def test_import_keeps_the_grid_and_a_bench_of_it_reruns_the_same_instances(made,
     shutil.copytree(dest, copy)
     proc = run_cli("import", "dataset", str(copy), "--out", str(tmp_path / "again"))
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("4 instances in ")  # kp 2, gap 2 (the plugin and grid files are no instances)
     assert run_cli("dataset", "verify", str(copy)).returncode == 0  # loading its plugin wrote nothing there
     original = yaml.safe_load(GRID)
     imported = yaml.safe_load((tmp_path / "again" / "grid.yaml").read_text())
