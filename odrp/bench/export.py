@@ -573,12 +573,15 @@ def import_export(dest: str | Path, out: str | Path) -> list[Path]:
         rows = results[results["study"] == name]
         kind = str(rows["problem"].iloc[0])
         folder = _folder(name, folders)
-        for instance_id in sorted(set(rows["instance_id"])):
-            relative = dataset.instance_file(kind, instance_id)
-            if relative in check.files:
-                target = f"{dataset.INSTANCES}/{folder}/{instance_id}.json"
-                _write(out, target, (dest / relative).read_bytes())
-                written.append(out / target)
+        files = [dataset.instance_file(kind, i) for i in sorted(set(rows["instance_id"]))]
+        files = [relative for relative in files if relative in check.files]  # an instance never built has none
+        if not files:
+            notes.append(f"study {name!r} (no instance of it could be built)")
+            continue
+        for relative in files:
+            target = f"{dataset.INSTANCES}/{folder}/{Path(relative).name}"
+            _write(out, target, (dest / relative).read_bytes())
+            written.append(out / target)
         study = _imported_study(name, kind, folder, named.get(name), rows, known, notes)
         solutions = _solution_files(out, folder, named.get(name), rows, written)
         if solutions:
