@@ -1,7 +1,9 @@
 """The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report, dataset.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
-expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
+expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout. Without it,
+``solve`` and ``evaluate`` print one table on stdout and nothing else: ``solve --save FILE`` writes the
+solution, ``solve --json`` prints it within the Result.
 
 Each verb imports the layers it uses when it runs, so that ``odrp --help`` and a mistyped option
 answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more.
@@ -186,19 +188,18 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         _write(args.save, json.dumps(result.solution, indent=1) + "\n", "--save")
     if args.json:
         print(result.to_json())
-    else:
-        _print_result(result)
+        return 0
+    _print_result(result)
+    if result.solution is not None and not args.save:  # stdout is the table: the solution goes elsewhere
+        print("the solution: --save FILE writes it, --json prints it within the Result", file=sys.stderr)
     return 0
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """``--time-limit`` and ``--memory-limit`` positive and finite, ``--mip-gap`` in [0, 1)."""
-    for flag, value in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError("command line", flag, f"a positive finite number, got {value!r}")
-    gap = args.mip_gap
-    if gap is not None and not (math.isfinite(gap) and 0 <= gap < 1):
-        raise InputError("command line", "--mip-gap", f"a relative gap in [0, 1), got {gap!r}")
+    from odrp.core.arguments import COMMAND_LINE, check_limits, flag
+
+    check_limits(args.time_limit, args.memory_limit, args.mip_gap, source=COMMAND_LINE, name=flag)
 
 
 def _write(path: str, text: str, flag: str) -> None:
@@ -261,21 +262,19 @@ def _print_result(result: Any) -> None:
     rows.update((key, value) for key, value in result.metrics.items() if key != "method_stats")
     if result.message:
         rows["message"] = result.message
-    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows, result.solution)
+    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows)
 
 
-def _print_table(title: str, rows: dict[str, Any], solution: Any = None) -> None:
-    """The two-column table ``solve`` and ``evaluate`` print, then the solution JSON if there is one."""
+def _print_table(title: str, rows: dict[str, Any]) -> None:
+    """The two-column table ``solve`` and ``evaluate`` print on stdout (and nothing else there: a solution
+    is written by ``--save`` or printed within the Result by ``--json``)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
     table = Table(title=title, show_header=False)
     for key, value in rows.items():
         table.add_row(key, _short(value))
-    console.print(table)
-    if solution is not None:
-        console.print_json(json.dumps(solution))
+    Console().print(table)
 
 
 def _count(n: int, noun: str) -> str:
@@ -401,7 +400,8 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
         from odrp.bench.export import import_export
 
         written = import_export(args.file, _directory(args.out, "--out"))
-        print(f"{_count(len(written) - 1, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
+        instances = sum(path.relative_to(args.out).parts[0] == "instances" for path in written)
+        print(f"{_count(instances, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
         print(f"next: odrp bench {written[-1]} --out DIR")
         return 0
     from odrp.io import parse_instance
@@ -485,11 +485,18 @@ def _add_bench(sub: Any) -> None:
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
     p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
-    p.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the grid and print its plan (instances x methods x repeats, rows, a time bound); no Spark",
+    )
+    p.add_argument("--json", action="store_true", help="print the run's summary (or the plan) as one JSON object")
     p.set_defaults(handler=_bench)
 
 
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
+    if args.dry_run:
+        return _dry_run(args)
     from odrp.bench.runner import bench
 
     _creatable_directory(args.out, "--out")
@@ -545,6 +552,21 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             print(f"  ... and {len(summary.errors) - 20} more")
     print(f"dataset: {args.out}/rows (Parquet by problem), manifest: {args.out}/manifest.json")
     print(f"next: odrp report {args.out}")
+    return 0
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    """``odrp bench --dry-run``: the grid checked and its plan printed (:mod:`odrp.bench.plan`); nothing runs."""
+    from odrp.bench.grid import load_grid
+    from odrp.bench.plan import lines, plan
+
+    if args.partitions is not None and args.partitions < 1:
+        raise InputError("command line", "--partitions", f"a number >= 1, got {args.partitions}")
+    planned = plan(load_grid(args.grid, allow_outside=args.allow_outside), args.master, args.partitions)
+    if args.json:
+        print(json.dumps(planned))
+    else:
+        print("\n".join(lines(planned)))
     return 0
 
 
@@ -619,7 +641,9 @@ def _add_dataset(sub: Any) -> None:
     export = actions.add_parser("export", help="write a dataset as a folder that stands alone (odrp.bench.export)")
     export.add_argument("dir", help="dataset directory written by odrp bench")
     export.add_argument("--to", required=True, metavar="DEST", help="a new folder")
-    export.add_argument("--licence", default=None, help="the datasheet's licence line (default: the toolkit's, MIT)")
+    export.add_argument(
+        "--licence", default=None, help="the data's licence (default: the grid's licence:, else CC-BY-4.0)"
+    )
     p.set_defaults(handler=_dataset)
 
 
@@ -627,9 +651,9 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.verify import check_export, is_export, verify
 
     if args.action == "export":
-        from odrp.bench.export import DEFAULT_LICENCE, export
+        from odrp.bench.export import export
 
-        print(export(args.dir, args.to, licence=args.licence or DEFAULT_LICENCE).line())
+        print(export(args.dir, args.to, licence=args.licence).line())
         return 0
     exported = is_export(args.dir)
     if args.resolve is not None and not exported:

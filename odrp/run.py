@@ -439,7 +439,7 @@ def _run_heuristic(
         runtime_s=runtime,
         stats={"seed": seed, **out.stats},
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
-        scores_itself=heuristic.scores_itself,
+        scores_itself=heuristic.scores_itself and out.objective is not None,  # None: the evaluator scores it
     )
 
 
@@ -486,8 +486,9 @@ def judge(
     """Re-score a method's solution with the evaluator and build the Result.
 
     - ``verified`` is true only when the evaluator finds the solution feasible and its objective
-      agrees with the method's own (or, for a method that does not score itself, when the
-      evaluator finds it feasible).
+      agrees with the method's own (or, for a method that does not score itself, such as a heuristic
+      whose outcome's objective is None, when the evaluator finds it feasible; its objective is then
+      the evaluator's).
     - A heuristic whose placement the evaluator finds infeasible gets ``status: no_solution`` and
       no objective (its solution is kept for inspection; ``infeasible`` is kept for proofs); an exact
       method keeps its solver status and is simply not verified: a model whose optimum the evaluator
@@ -507,7 +508,7 @@ def judge(
         elif not scores_itself:
             verified = True
             objective = evaluation.objective
-            notes.append("objective from the evaluator (this method has no objective of its own)")
+            notes.append("objective from the evaluator (the method reported none of its own)")
         elif own_objective is None or evaluation.objective is None:
             notes.append("no objective to compare with the evaluator's")
         elif agrees(evaluation.objective, own_objective):

@@ -213,7 +213,7 @@ def test_bad_grid_through_the_cli_is_one_line_and_exit_code_2(run_cli, tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"error: {path}: studies[0].params.nodez: a parameter of odrp generator random (operators, nodes, "
-        "max_replicas, slots, load, weights_profile, network_metric, extra_edges, pinned)"
+        "max_replicas, slots, load, weights_profile, network_metric, extra_edges, pinned) (did you mean 'nodes'?)"
     ]
     assert not (tmp_path / "out").exists()
 

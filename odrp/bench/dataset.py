@@ -6,6 +6,7 @@ Layout of an output directory ``DIR``::
     DIR/journal.jsonl                          checksums of the files written since the manifest
     DIR/rows/problem=<kind>/<instance_id>.parquet   every row of one instance (hive-partitioned)
     DIR/instances/<kind>/<instance_id>.json    the instance as solved: its canonical JSON
+    DIR/plugins/<module path>.py               the source of each plugin of the grid (odrp.bench.provenance)
     DIR/report/                                what ``odrp report DIR`` writes
     DIR/quarantine/                            files that disagreed with the record (``--resume``)
     DIR/.lock                                  held by the one process writing the dataset
@@ -549,9 +550,13 @@ def stored_instances(out: str | Path) -> dict[str, StoredInstance]:
 
 def versions() -> dict[str, str]:
     """Versions of the toolkit, Python, the data stack and the solvers."""
+    from odrp.bench.provenance import toolkit_commit
     from odrp.core.solvers import SOLVERS, solver_version  # only here: the report reads datasets without solvers
 
     out = {"odrp-toolkit": odrp.__version__, "python": platform.python_version()}
+    commit = toolkit_commit()
+    if commit is not None:  # a git checkout: the commit it runs from, -dirty when tracked files changed
+        out["odrp-toolkit commit"] = commit
     for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools"):
         try:
             out[package] = version(package)

@@ -3,6 +3,7 @@
 A grid file (paths are relative to the grid file)::
 
     plugins: [my_lab.heuristics]      # optional: modules that declare extra HEURISTICS
+    licence: CC-BY-4.0                # optional: the data's licence in an export (odrp dataset export)
     studies:
       - name: debs                    # unique within the grid
         problem: odrp                 # a kind of odrp.registry.KINDS
@@ -51,7 +52,8 @@ Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and th
 checked before Spark starts (:func:`load_grid`): each generator runs once per combination of its
 parameters, instance globs stay under the grid's folder or the working directory (``--allow-outside``
 lifts that), and plugins,
-found beside the grid file first, are imported only once the rest of the grid is valid.
+found beside the grid file (or in the ``plugins/`` folder there) first, are imported only once the rest
+of the grid is valid.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
-from odrp.core.errors import InputError, read_text
+from odrp.core.errors import InputError, did_you_mean, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
 from odrp.io import read_json
@@ -112,6 +114,7 @@ class GridSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plugins: list[str] = []
+    licence: str | None = Field(None, min_length=1)
     studies: list[StudySpec] = Field(min_length=1)
 
 
@@ -513,7 +516,8 @@ def _generated_instances(study: StudySpec, kind: ProblemKind, where: str, source
             accepted is None or name in accepted,
             source,
             f"{where}.params.{name}",
-            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})",
+            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})"
+            + did_you_mean(name, accepted or ()),
         )
     seeds = _seeds(study.seeds, where, source)
     require(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from pathlib import Path
 
 MAX_LINE = 990
@@ -11,6 +13,12 @@ MAX_LINE = 990
 def _cut(text: str, most: int) -> str:
     """``text`` shortened to ``most`` characters, the cut marked with an ellipsis."""
     return text if len(text) <= most else text[: max(0, most - 1)] + "…"
+
+
+def did_you_mean(given: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'capacity'?)`` when a known name is close to a misspelt ``given``, else ``""``."""
+    close = difflib.get_close_matches(given, [str(name) for name in known], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class InputError(Exception):

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from odrp.core.kind import Evaluation, ProblemKind
+from odrp.core.kind import Evaluation, ProblemKind, model_text
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.knapsack import generators, qm3dkp
 from odrp.kinds.knapsack.evaluator import (
@@ -49,6 +49,8 @@ ARCFLOW_FORMULATIONS = (*FORMULATIONS, "arcflow")
 """kp and mkp also have the arc-flow formulation."""
 GAP_FORMULATIONS = (*FORMULATIONS, "lagrangian")
 """gap also has the Lagrangian search."""
+SOLUTION_FORMAT = '{"assignment": [k or null, ...]}'
+"""The family's solutions: the 0-based knapsack of each item, null when it is left out (never for gap)."""
 
 
 def _kind(
@@ -77,6 +79,8 @@ def _kind(
         settings=KnapsackSettings,
         starts=("greedy", "local_search"),
         race=("textbook",),
+        model=model_text(__file__, name),
+        solution_format=SOLUTION_FORMAT,
     )
 
 
@@ -120,5 +124,7 @@ KINDS: tuple[ProblemKind, ...] = (
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,
         starts=("greedy", "storm_default", "rstorm", "local_search"),
+        model=model_text(__file__, qm3dkp.NAME),
+        solution_format='{"assignment": {"<component>#<k>": node}}',
     ),
 )

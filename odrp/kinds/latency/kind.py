@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from odrp.core.kind import ProblemKind
+from odrp.core.kind import ProblemKind, model_text
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
@@ -13,6 +13,8 @@ from odrp.kinds.latency.taskview import task_solution, task_view
 
 KIND = ProblemKind(
     name=NAME,
+    model=model_text(__file__, NAME),
+    solution_format='{"assignment": {operator: supervisor}}',
     title="Latency-aware placement in the compute continuum (Ecker et al.)",
     sense=SENSE,
     load=load,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from odrp.core.kind import ProblemKind
+from odrp.core.kind import ProblemKind, model_text
 from odrp.kinds.pathmap import generators
 from odrp.kinds.pathmap.evaluator import evaluate
 from odrp.kinds.pathmap.exact.solve import FORMULATIONS, solve
@@ -10,6 +10,8 @@ from odrp.kinds.pathmap.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
     name=NAME,
+    model=model_text(__file__, NAME),
+    solution_format='{"nodes": {component: server}, "paths": [[server, ...], ...]}',
     title="Pathmap: service-chain mapping on bi-modal networks (Asaduzzaman & Maheswaran)",
     sense=SENSE,
     load=load,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from odrp.core.kind import ProblemKind
+from odrp.core.kind import ProblemKind, model_text
 from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact.settings import OdrpSettings
@@ -11,6 +11,8 @@ from odrp.kinds.replication.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
     name=NAME,
+    model=model_text(__file__, NAME),
+    solution_format='{"placement": {operator: {node: replicas}}}',
     title="ODRP: joint operator replication and placement (Cardellini et al. 2017)",
     sense=SENSE,
     load=load,

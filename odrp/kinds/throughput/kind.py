@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from odrp.core.kind import ProblemKind
+from odrp.core.kind import ProblemKind, model_text
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.throughput import generators
 from odrp.kinds.throughput.evaluator import evaluate
@@ -19,6 +19,8 @@ def size(inst: ThroughputInstance) -> int:
 
 KIND = ProblemKind(
     name=NAME,
+    model=model_text(__file__, NAME),
+    solution_format='{"instances": {component: {machine: count}}}',
     title="Max-throughput scheduling on heterogeneous Storm clusters (Nasiri et al. 2023)",
     sense=SENSE,
     load=load,
