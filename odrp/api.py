@@ -34,7 +34,7 @@ from odrp.core.result import Result
 from odrp.core.solvers import DEFAULT_MIP_GAP
 from odrp.io import parse_instance, read_json, read_solution
 from odrp.registry import get_kind
-from odrp.run import available_methods, run_within_limits
+from odrp.run import available_methods, checked_threads, run_within_limits
 
 __all__ = ["Instance", "bench", "evaluate", "generate", "load", "methods", "read", "solve"]
 
@@ -83,17 +83,20 @@ def solve(
     seed: int = 0,
     memory_limit: float | None = None,
     warm_start: Mapping[str, Any] | str | None = None,
+    threads: int | None = None,
     **settings: Any,
 ) -> Result:
     """Solve ``instance`` with ``method`` (``exact`` or a heuristic of :func:`methods`) and return the
     evaluator-checked :class:`~odrp.core.result.Result`.
 
     ``settings`` are the method's options by name (``iterations=200``; what ``--param`` sets);
-    ``memory_limit`` is in GB; ``warm_start`` (exact only) is a solution dict or a heuristic's name.
+    ``memory_limit`` is in GB; ``warm_start`` (exact only) is a solution dict or a heuristic's name;
+    ``threads`` (exact only) is the solver's thread count, by default the machine's cores (as ``odrp solve``).
     The run has the CLI's guarantees: it ends within ``time_limit`` plus a second, and within the
     memory budget (:mod:`odrp.core.limits`).
     """
     loaded = load(instance)
+    threads = checked_threads(threads, "<argument>", "threads")
     start = dict(warm_start) if isinstance(warm_start, Mapping) else warm_start
     return run_within_limits(
         loaded.problem,
@@ -107,6 +110,7 @@ def solve(
         seed=seed,
         options=settings or None,
         warm_start=start,
+        threads=threads,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,7 +24,7 @@ from odrp.core.limits import MethodDied, TimeLimitKilled, run_limited
 from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
 from odrp.core.settings import settings_for
-from odrp.core.solvers import DEFAULT_MIP_GAP
+from odrp.core.solvers import DEFAULT_MIP_GAP, SOLVERS, availability, require
 from odrp.registry import KINDS, heuristics
 
 
@@ -40,22 +41,51 @@ WARM_START_SHARE = 0.5
 
 
 def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
-    """Every method with the kinds it applies to (``odrp methods``)."""
+    """Every method with the kinds it applies to (``odrp methods``); the exact method's ``solvers`` say, for
+    each solver, whether it runs here and which kinds take it."""
+    solvers = [s for s in SOLVERS if any(s in k.solvers for k in KINDS.values())]
     out: dict[str, dict[str, Any]] = {
         "exact": {
             "kinds": [k for k in KINDS if kind in (None, k)],
             "description": "exact optimum (MILP): --solver "
-            + "|".join(sorted({s for k in KINDS.values() for s in k.solvers}))
+            + "|".join(solvers)
             + " (default: "
             + ", ".join(f"{k.name} {k.default_solver}" for k in KINDS.values() if k.default_solver != "highs")
             + ", else highs); formulations per kind: "
             + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
+            "solvers": {
+                s: {
+                    "status": availability(s),
+                    "kinds": [k.name for k in KINDS.values() if s in k.solvers and kind in (None, k.name)],
+                }
+                for s in solvers
+            },
         }
     }
     for name, h in sorted(heuristics().items()):
         if kind is None or kind in h.kinds:
             out[name] = {"kinds": list(h.kinds), "description": h.description, "randomized": h.randomized}
     return out
+
+
+def checked_threads(threads: Any, source: str, field: str) -> int:
+    """A thread count: ``threads`` when it is a positive whole number, the machine's cores when None; bad input
+    naming ``source`` and ``field`` otherwise."""
+    if threads is None:
+        return os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InputError(source, field, f"a positive whole number of threads, got {threads!r}")
+    return threads
+
+
+def check_solver(kind: ProblemKind, solver: str) -> None:
+    """Bad input unless ``solver`` applies to ``kind`` and can run here (a commercial solver's package and
+    licence: :func:`odrp.core.solvers.require`)."""
+    if solver not in kind.solvers:
+        raise UnknownMethod(
+            f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
+        )
+    require(solver)
 
 
 def heuristic_for(method: str, kind: ProblemKind) -> Heuristic:
@@ -83,6 +113,7 @@ def run_method(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     warm_start: dict[str, Any] | None = None,
+    threads: int | None = None,
 ) -> Result:
     """Run ``method`` on ``instance`` (the kind's compiled instance, or its JSON) and return the
     evaluator-checked Result.
@@ -90,7 +121,9 @@ def run_method(
     ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
     ``options:``) turned into the method's settings dataclass by :func:`odrp.core.settings.settings_for`, or that
     dataclass itself. ``warm_start`` (exact only) is a solution JSON handed to the solver as a MIP
-    start (see :func:`warm_start_solution`).
+    start (see :func:`warm_start_solution`). ``threads`` (exact only; None: each solver's own default) goes to
+    the kind's exact method when it takes that keyword, and ``method_stats.threads`` records what the solver
+    was given.
     """
     start = time.perf_counter()
     if isinstance(instance, Mapping):  # instance JSON: validated and compiled first
@@ -101,11 +134,10 @@ def run_method(
         raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start", "--warm-start")
     if method == "exact":
         solver = solver or kind.default_solver
-        if solver not in kind.solvers:
-            raise UnknownMethod(
-                f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
-            )
+        check_solver(kind, solver)
         call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+        if threads is not None and _takes_keyword(kind.exact, "threads"):
+            call["threads"] = threads
         if formulation is not None:
             if formulation not in kind.formulations:
                 expected = "|".join(kind.formulations) or "none"
@@ -122,6 +154,8 @@ def run_method(
         outcome = kind.exact(instance, **call)
         runtime = time.perf_counter() - start
         run = outcome.run
+        if "threads" in call:
+            outcome.stats["threads"] = threads if run.threads is None else run.threads
         return judge(
             kind,
             instance,
@@ -286,6 +320,9 @@ def run_within_limits(
 ) -> Result:
     """:func:`run_method` in a child process that the limits hold whatever the method does.
 
+    The exact method's solver is checked here first (:func:`check_solver`), so that a commercial solver's
+    licence is probed once in this process, not in every child.
+
     - ``time_limit``: the method's limit, and the watchdog's (:data:`odrp.core.limits.GRACE` seconds
       later). A run killed there is a Result with status ``time_limit``, no solution and a message.
     - ``memory_limit``: bytes (None: the budget in force); a run past it raises
@@ -297,6 +334,8 @@ def run_within_limits(
       plugin's ``SystemExit``) and a process that dies raise :class:`odrp.core.limits.MethodDied`.
     """
     started = time.perf_counter()
+    if method == "exact":
+        check_solver(kind, keywords.get("solver") or kind.default_solver)
 
     def limited() -> Result:
         start, origin = None, {}

@@ -248,6 +248,7 @@ def _run(
                 mip_gap=task.mip_gap,
                 options=options,
                 warm_start=start.solution if start is not None else None,
+                threads=task.threads,
                 **limits,
             )
             options = task.options.get("exact", {})
