@@ -49,23 +49,29 @@ def solve(
     warm_start: bool = False,
     highs_options: dict[str, Any] | None = None,
     threads: int | None = None,
+    feasibility_tolerance: float | None = None,
 ) -> SolverRun:
     """Solve ``model`` (one active objective) and load the incumbent, if any, into it.
 
     With ``warm_start``, the current values of the model's integer variables are the MIP start.
     ``highs_options``: further HiGHS options (name -> value) for this solve; the other solvers ignore them.
-    ``threads``: the solver's thread count (None: its own default).
+    ``threads``: the solver's thread count (None: its own default). ``feasibility_tolerance``: how far a row
+    and an integer variable may be off in a solution the solver accepts (None: its default; CP-SAT is exact).
     """
+    tolerance = feasibility_tolerance
     if solver == "highs":
+        if tolerance is not None:
+            tight = {"primal_feasibility_tolerance": tolerance, "mip_feasibility_tolerance": tolerance}
+            highs_options = {**tight, **(highs_options or {})}
         return highs.solve(model, time_limit, mip_gap, warm_start, highs_options, threads)
     if solver == "cbc":
-        return cbc.solve(model, time_limit, mip_gap, warm_start, threads)
+        return cbc.solve(model, time_limit, mip_gap, warm_start, threads, tolerance)
     if solver == "cpsat":
         return cpsat.solve(model, time_limit, mip_gap, warm_start, threads)
     if solver == "scip":
-        return scip.solve(model, time_limit, mip_gap, warm_start, threads)
+        return scip.solve(model, time_limit, mip_gap, warm_start, threads, tolerance)
     if solver in COMMERCIAL:
-        return commercial.solve(solver, model, time_limit, mip_gap, warm_start, threads)
+        return commercial.solve(solver, model, time_limit, mip_gap, warm_start, threads, tolerance)
     raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
 
 

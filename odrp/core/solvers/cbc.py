@@ -44,13 +44,21 @@ def _cbc():
 
 
 def solve(
-    model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool, threads: int | None = None
+    model: pyo.ConcreteModel,
+    time_limit: float | None,
+    mip_gap: float,
+    warm_start: bool,
+    threads: int | None = None,
+    feasibility_tolerance: float | None = None,
 ) -> SolverRun:
-    """``threads``: CBC's ``threads`` (None: CBC's default, one)."""
+    """``threads``: CBC's ``threads`` (None: CBC's default, one); ``feasibility_tolerance``: its
+    ``primalTolerance`` and ``integerTolerance`` (None: CBC's defaults)."""
     cbc = _cbc()
     options: dict[str, float | str] = {"ratio": mip_gap}
     if threads is not None:
         options["threads"] = int(threads)
+    if feasibility_tolerance is not None:
+        options["primalTolerance"] = options["integerTolerance"] = float(feasibility_tolerance)
     if time_limit is not None:  # wall-clock seconds, as for HiGHS and CP-SAT (CBC's default is CPU time)
         options["timeMode"] = "elapsed"
         options["sec"] = max(1.0, float(time_limit))

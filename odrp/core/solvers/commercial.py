@@ -83,6 +83,8 @@ class Commercial:
     memory: str
     memory_unit: int
     """Bytes per unit of the memory option (GB for Gurobi, MB for the others)."""
+    feasibility: tuple[str, str]
+    """The options of the row and the integrality tolerance."""
     start_accepted: re.Pattern[str]
     """The log line of a start taken as an incumbent; group 1, when there is one, is its objective."""
     start_lines: re.Pattern[str]
@@ -143,6 +145,7 @@ SOLVERS: dict[str, Commercial] = {
         "Threads",
         "SoftMemLimit",
         GB,
+        ("FeasibilityTol", "IntFeasTol"),
         re.compile(r"User MIP start produced solution with objective " + NUMBER),
         re.compile(r"User MIP start"),
         _probe_gurobi,
@@ -158,6 +161,7 @@ SOLVERS: dict[str, Commercial] = {
         "threads",
         "mip_limits_treememory",
         MB,
+        ("simplex_tolerances_feasibility", "mip_tolerances_integrality"),
         re.compile(r"MIP start '[^']*' defined initial solution with objective " + NUMBER),
         re.compile(r"MIP start"),
         _probe_cplex,
@@ -173,6 +177,7 @@ SOLVERS: dict[str, Commercial] = {
         "threads",
         "maxmemoryhard",
         MB,
+        ("feastol", "miptol"),
         re.compile(r"User solution \(.*\) accepted()"),
         re.compile(r"User solution \("),
         _probe_xpress,
@@ -242,11 +247,16 @@ def solve(
     mip_gap: float,
     warm_start: bool = False,
     threads: int | None = None,
+    feasibility_tolerance: float | None = None,
 ) -> SolverRun:
-    """Solve ``model`` with the commercial solver ``name`` and load its incumbent, if any, into the model."""
+    """Solve ``model`` with the commercial solver ``name`` and load its incumbent, if any, into the model.
+
+    ``feasibility_tolerance``: the solver's row and integrality tolerances (None: its defaults)."""
     require(name)
     entry = SOLVERS[name]
     options: dict[str, Any] = {entry.mip_gap: float(mip_gap)}
+    if feasibility_tolerance is not None:
+        options.update(dict.fromkeys(entry.feasibility, float(feasibility_tolerance)))
     if time_limit is not None:
         options[entry.time_limit] = max(0.01, float(time_limit))
     if threads is not None:

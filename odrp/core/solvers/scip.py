@@ -71,8 +71,12 @@ def solve(
     mip_gap: float,
     warm_start: bool = False,
     threads: int | None = None,
+    feasibility_tolerance: float | None = None,
 ) -> SolverRun:
-    """Solve ``model`` with SCIP and load its incumbent, if any, into the model's variables."""
+    """Solve ``model`` with SCIP and load its incumbent, if any, into the model's variables.
+
+    ``threads`` is recorded only (one thread, see the module docstring); ``feasibility_tolerance``: SCIP's
+    ``numerics/feastol``, for rows and integrality alike (None: SCIP's default, 1e-6)."""
     import pyscipopt
 
     began = time.perf_counter()
@@ -100,6 +104,8 @@ def solve(
     given = _partial_solution(scip, lin, columns) if warm_start else 0
     scip.setParam("limits/gap", float(mip_gap))
     scip.setParam("limits/memory", memory_limit_mb())
+    if feasibility_tolerance is not None:
+        scip.setParam("numerics/feastol", float(feasibility_tolerance))
     if time_limit is not None:
         scip.setParam("limits/time", max(0.0, float(time_limit)))
     if not log_enabled():

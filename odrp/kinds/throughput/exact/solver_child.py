@@ -34,8 +34,9 @@ from odrp.kinds.throughput.exact.matrix import MatrixModel, pyomo_values
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 
 FEASIBILITY = 1e-9
-"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
-a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
+"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1), and SCIP's and the commercial
+solvers': far below the gap, so that a solution the solver accepts at rho sustains rho to within 1e-9 of a
+machine's capacity (with SCIP's default 1e-6 the search could not separate rho from its incumbent)."""
 
 
 def solve_highs(
@@ -79,7 +80,8 @@ def solve_cbc(
     pyomo_model = model.to_pyomo()
     if left is not None:
         left = max(0.0, left - 2 * (time.perf_counter() - begin))
-    run = solve_pyomo(pyomo_model, solver, left, gap)
+    tolerance = None if solver == "cbc" else FEASIBILITY  # CBC keeps its defaults, with which it separates rates
+    run = solve_pyomo(pyomo_model, solver, left, gap, feasibility_tolerance=tolerance)
     return run, pyomo_values(pyomo_model) if run.objective is not None else None
 
 
