@@ -26,8 +26,8 @@ an incumbent as an error); the incumbent is the finite side of Pyomo's bounds (t
 and the bound the other. **MIP starts** (``warm_start=True``): Pyomo's ``warmstart`` hands over every variable
 that has a value; the continuous variables' values are hidden during the call, so the start is the integer
 variables' values, which each solver completes; :attr:`SolverRun.warm_start` reports its log line ("User MIP
-start produced solution with objective F", "MIP start 'm1' defined initial solution with objective F", "User
-solution () accepted").
+start produced solution with objective F" or "Loaded user MIP start with objective F", "MIP start 'm1' defined
+initial solution with objective F", "User solution () accepted").
 """
 
 from __future__ import annotations
@@ -146,8 +146,8 @@ SOLVERS: dict[str, Commercial] = {
         "SoftMemLimit",
         GB,
         ("FeasibilityTol", "IntFeasTol"),
-        re.compile(r"User MIP start produced solution with objective " + NUMBER),
-        re.compile(r"User MIP start"),
+        re.compile(r"(?:User MIP start produced solution|Loaded user MIP start) with objective " + NUMBER),
+        re.compile(r"user MIP start", re.IGNORECASE),
         _probe_gurobi,
         2001,
     ),
@@ -194,6 +194,13 @@ class LicenceTooSmall(InputError):
     """A model larger than the solver's licence allows (bad input naming ``--solver``)."""
 
 
+def installed(package: str) -> bool:
+    """Whether ``package`` can be imported (found on the path, or imported already), without importing it."""
+    if package in sys.modules:
+        return sys.modules[package] is not None  # None: a package whose import is refused
+    return importlib.util.find_spec(package) is not None
+
+
 @functools.cache
 def availability(name: str) -> str:
     """``available``, ``available (size-limited licence)``, ``not installed`` or ``installed without a licence``.
@@ -201,7 +208,7 @@ def availability(name: str) -> str:
     Asked once per process (a licence check may take a second); the package is only imported when it is installed.
     """
     entry = SOLVERS[name]
-    if importlib.util.find_spec(entry.package) is None:
+    if not installed(entry.package):
         return NOT_INSTALLED
     with _quiet():
         try:
@@ -386,7 +393,26 @@ def _integer_values_only(model: pyo.ConcreteModel, warm_start: bool) -> Iterator
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
-    """No console output from the solver libraries (C or Python) and no warnings (Xpress's licence notice)."""
-    with c_stdout_silenced(), warnings.catch_warnings():
+    """No console output from the solver libraries (C or Python) and no warnings (Xpress's licence notice); their
+    stderr (CPLEX's size-limit notices) only under :func:`odrp.core.solvers.run.solver_log`: an error they raise
+    is reported once, by the caller."""
+    with c_stdout_silenced(), _stderr_silenced(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         yield
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Send the C-level stderr and Python's ``sys.stderr`` to /dev/null, unless the solver's log is asked for."""
+    if log_enabled():
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):  # CPLEX writes to sys.stderr too
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
