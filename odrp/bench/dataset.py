@@ -552,7 +552,7 @@ def versions() -> dict[str, str]:
     from odrp.core.solvers import SOLVERS, solver_version  # only here: the report reads datasets without solvers
 
     out = {"odrp-toolkit": odrp.__version__, "python": platform.python_version()}
-    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools"):
+    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools", "pyscipopt"):
         try:
             out[package] = version(package)
         except PackageNotFoundError:

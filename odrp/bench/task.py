@@ -97,6 +97,7 @@ def _freeze_imports() -> None:
     would otherwise import them again for each run.
     """
     import highspy  # noqa: F401
+    import pyscipopt  # noqa: F401
     from ortools.sat.python import cp_model  # noqa: F401
     from pyomo.contrib.solver.solvers.highs import Highs  # noqa: F401
 

@@ -25,7 +25,7 @@ of the sizes measured, so they get HiGHS's figure."""
 OVERRUN = {"highs": 0.2, "cbc": 1.0, "cpsat": 0.2, "scip": 0.5, "gurobi": 0.5, "cplex": 0.5, "xpress": 0.5}
 """Seconds a backend runs past its own limit (CBC ends its current round of cuts, then writes and we
 read its solution file; HiGHS stops within a node; SCIP stops within 0.01 s of its limit, then takes
-0.1-0.3 s to hand its solution back, and creating a SCIP model costs about 0.4 s whatever its size),
+0.1-0.3 s to hand its solution back, and the first SCIP run of a process imports PySCIPOpt, about 0.4 s),
 kept free at the end of the budget."""
 LEAST_SOLVE = {"highs": 0.2, "cbc": 1.0, "cpsat": 0.2, "scip": 0.2, "gurobi": 0.2, "cplex": 0.2, "xpress": 0.2}
 """A solver is not started with fewer seconds than this left for it: the run ends with what the

@@ -369,8 +369,8 @@ SOLVER_MARGIN_SHARE = 0.05
 SOLVER_MARGIN_S = {"highs": 0.0, "cbc": 1.0, "cpsat": 0.0, "scip": 0.5}
 """... minus these seconds (CBC, a separate program, passed a 4.7 s limit by about 1 s on a
 200 x 10 mdkp on a loaded machine: writing the model, its preprocessing, reading the solution; SCIP
-takes about 0.4 s to create its model and up to 0.3 s to hand a solution back; a solver not named
-here gets the largest margin) ..."""
+is imported in about 0.4 s by its first run in a process and takes up to 0.3 s to hand a solution
+back; a solver not named here gets the largest margin) ..."""
 SOLVER_MARGIN_PER_ROW_S = {"highs": 1e-4, "cbc": 1e-4, "cpsat": 4e-4}
 """... and minus this many seconds per constraint: handing a Pyomo model to the solver and reading the
 solution back happen outside the solver's own clock (HiGHS: 1.4 s for 7 000 rows on a loaded machine;
