@@ -268,7 +268,8 @@ def solve(
         options[entry.time_limit] = max(0.01, float(time_limit))
     if threads is not None:
         options[entry.threads] = int(threads)
-    options[entry.memory] = max(16 * MB, budget() - data_size()) / entry.memory_unit
+    memory = max(16 * MB, budget() - data_size()) / entry.memory_unit
+    options[entry.memory] = memory if entry.memory_unit == GB else int(memory)  # MB options are integers
     opt = pyo.SolverFactory(entry.interface)
     sense = model_sense(model)
     began = time.perf_counter()
