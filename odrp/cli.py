@@ -65,7 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="solve an instance exactly or with a heuristic")
     p.add_argument("file", help="instance JSON")
     p.add_argument("--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)")
-    p.add_argument("--solver", default=None, help="highs, cbc or cpsat, for --method exact (default: see odrp methods)")
+    p.add_argument(
+        "--solver",
+        default=None,
+        help="highs, cbc, cpsat, scip, gurobi, cplex or xpress, for --method exact (default and availability: "
+        "odrp methods)",
+    )
     p.add_argument(
         "--formulation",
         default=None,
@@ -79,6 +84,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="GB",
         help="memory budget of the run in GB (default: half the machine's memory)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="threads of the exact method's solver (default: the machine's cores)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of a randomised heuristic")
     p.add_argument(
@@ -148,9 +160,10 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.core.solvers.run import solver_log
     from odrp.io import load_instance, read_solution
     from odrp.registry import heuristics
-    from odrp.run import UnknownMethod, run_within_limits
+    from odrp.run import UnknownMethod, checked_threads, run_within_limits
 
     _check_numbers(args)
+    threads = checked_threads(args.threads, "command line", "--threads")
     kind, instance = load_instance(args.file)
     if not args.log:  # Pyomo logs a failing rule before raising; the error line says it once
         logging.getLogger("pyomo").setLevel(logging.CRITICAL)
@@ -171,6 +184,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
                 seed=args.seed,
                 options=_method_params(args.param),
                 warm_start=start,
+                threads=threads,
             )
     except UnknownMethod as error:
         raise InputError("command line", error.flag, str(error)) from None
@@ -444,7 +458,16 @@ def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
     table.add_column("description", overflow="fold")
     for name, info in methods.items():
         table.add_row(name, ", ".join(info["kinds"]), info["description"])
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    console.print(table)
+    solvers = Table(box=None, show_edge=False, pad_edge=False)
+    solvers.add_column("solver", no_wrap=True)
+    solvers.add_column("here", overflow="fold")
+    solvers.add_column("kinds (--method exact --solver NAME)", overflow="fold")
+    for name, info in methods["exact"]["solvers"].items():
+        solvers.add_row(name, info["status"], ", ".join(info["kinds"]))
+    console.print()
+    console.print(solvers)
     return 0
 
 

@@ -157,7 +157,7 @@ BAD = [
     ("studies: [{name: a, problem: odrp, generator: nope}]", "studies[0].generator", "debs2015"),
     ("studies: [{name: a, problem: odrp, generator: random, seeds: 0}]", "studies[0].seeds", "count >= 1"),
     ("studies: [{name: a, problem: odrp, generator: random, seeds: x}]", "studies[0].seeds", ""),
-    ("studies: [{name: a, problem: odrp, generator: random, exact: [gurobi]}]", "studies[0].exact[0]", "highs"),
+    ("studies: [{name: a, problem: odrp, generator: random, exact: [glpk]}]", "studies[0].exact[0]", "highs"),
     ("studies: [{name: a, problem: odrp, generator: random, methods: [nope]}]", "studies[0].methods[0]", ""),
     (
         "studies: [{name: a, problem: odrp, generator: random, methods: [hill_climbing]}]",

@@ -557,7 +557,7 @@ def versions() -> dict[str, str]:
     commit = toolkit_commit()
     if commit is not None:  # a git checkout: the commit it runs from, -dirty when tracked files changed
         out["odrp-toolkit commit"] = commit
-    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools"):
+    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools", "pyscipopt"):
         try:
             out[package] = version(package)
         except PackageNotFoundError:

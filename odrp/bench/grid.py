@@ -18,6 +18,7 @@ A grid file (paths are relative to the grid file)::
         time_limit: 60                # seconds, for every method (default: none)
         memory_limit: 4               # GB, for every run (default: half the worker's memory / its cores)
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
+        threads: 1                    # threads of each exact solver (default 1: Spark runs a task per core)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
         warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
@@ -70,11 +71,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
 from odrp.core.errors import InputError, did_you_mean, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
+from odrp.core.solvers import why_not
 from odrp.io import read_json
 from odrp.registry import KINDS, heuristics, load_plugins
 
@@ -105,6 +107,7 @@ class StudySpec(BaseModel):
     time_limit: PositiveFloat | None = None
     memory_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
+    threads: PositiveInt = 1
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
     solutions: list[SolutionSource] | SolutionSource = []
@@ -174,6 +177,8 @@ class InstanceTask:
     """The solutions made elsewhere for this instance (the study's ``solutions:``), one per method at most."""
     external_methods: tuple[str, ...] = ()
     """Every method name of the study's ``solutions:`` (a run each, with or without a file here)."""
+    threads: int = 1
+    """Threads of each exact solver (the study's ``threads``)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
@@ -182,6 +187,7 @@ class InstanceTask:
             self.time_limit,
             self.memory_limit,
             self.mip_gap,
+            self.threads,
             canonical_json(self.options),
             self.warm_start,
             tuple((e.method, e.file) for e in self.external),
@@ -395,6 +401,7 @@ def _tasks(
         "time_limit": study.time_limit,
         "memory_limit": study.memory_limit,
         "mip_gap": study.mip_gap,
+        "threads": study.threads,
         "options": options,
         "plugins": plugins,
         "warm_start": study.warm_start,
@@ -431,6 +438,8 @@ def _runs(study: StudySpec, kind: ProblemKind, where: str, source: str) -> tuple
             f"a solver of {kind.name} ({', '.join(kind.solvers)}), got {solver!r}",
         )
         require(solver not in solvers[:j], source, f"{where}.exact[{j}]", f"each solver once, got {solver!r} twice")
+        reason = why_not(solver)
+        require(reason is None, source, f"{where}.exact[{j}]", f"a solver that runs here: {reason}; or another solver")
         runs.append(Run("exact", solver, 0))
     known = heuristics()
     for j, method in enumerate(study.methods):

@@ -2,9 +2,9 @@
 
 K instances are drawn (with a seed) from the export's ``optima.csv`` among those with an optimum or a
 proof of infeasibility. Each is read from its file alone (``instances/<kind>/<instance>.json``),
-validated as its kind, and solved exactly by a solver of the kind that is **not** among the solvers
-the export records for it (``solvers`` in ``optima.csv``); when the export used every solver of the
-kind, by one other than the first it names. The new proof must agree with the recorded one: the same
+validated as its kind, and solved exactly by a solver of the kind that runs here and is **not** among the
+solvers the export records for it (``solvers`` in ``optima.csv``); when the export used every such
+solver, by one other than the first it names. The new proof must agree with the recorded one: the same
 optimum within the evaluator's tolerance (max(1e-6, the instance's ``mip_gap``) relative, by
 :func:`odrp.core.result.agrees`) with a solution the evaluator verifies, or infeasible again. A run
 that proves nothing within the time limit is a finding too: nothing was re-proved.
@@ -20,6 +20,7 @@ from odrp.bench.export import read_optima
 from odrp.bench.verify import Finding
 from odrp.core.errors import InputError
 from odrp.core.result import VERIFY_RTOL, agrees
+from odrp.core.solvers import usable
 from odrp.io import load_instance
 from odrp.registry import KINDS
 from odrp.run import run_within_limits
@@ -48,8 +49,9 @@ class Resolved:
 
 
 def second_solver(kind: str, recorded: list[str]) -> str:
-    """A solver of ``kind`` not in ``recorded`` (the first of the kind's list), else one other than ``recorded[0]``."""
-    solvers = KINDS[kind].solvers
+    """A solver of ``kind`` not in ``recorded`` (the first of the kind's list), else one other than ``recorded[0]``;
+    only solvers that run here (a commercial solver needs its package and licence)."""
+    solvers = [s for s in KINDS[kind].solvers if usable(s)]
     fresh = [s for s in solvers if s not in recorded]
     if fresh:
         return fresh[0]

@@ -97,6 +97,7 @@ def _freeze_imports() -> None:
     would otherwise import them again for each run.
     """
     import highspy  # noqa: F401
+    import pyscipopt  # noqa: F401
     from ortools.sat.python import cp_model  # noqa: F401
     from pyomo.contrib.solver.solvers.highs import Highs  # noqa: F401
 
@@ -248,6 +249,7 @@ def _run(
                 mip_gap=task.mip_gap,
                 options=options,
                 warm_start=start.solution if start is not None else None,
+                threads=task.threads,
                 **limits,
             )
             options = task.options.get("exact", {})

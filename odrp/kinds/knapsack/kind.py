@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from odrp.core.kind import Evaluation, ProblemKind, model_text
+from odrp.core.solvers import COMMERCIAL
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.knapsack import generators, qm3dkp
 from odrp.kinds.knapsack.evaluator import (
@@ -74,7 +75,7 @@ def _kind(
         exact=solve,
         size=lambda instance: instance.n_items,
         size_label="items",
-        solvers=("highs", "cbc", "cpsat"),
+        solvers=("highs", "cbc", "cpsat", "scip", *COMMERCIAL),
         formulations=formulations,
         settings=KnapsackSettings,
         starts=("greedy", "local_search"),
@@ -119,7 +120,7 @@ KINDS: tuple[ProblemKind, ...] = (
         exact=solve,
         size=lambda instance: instance.n_tasks,
         size_label="tasks",
-        solvers=("highs", "cbc", "cpsat"),
+        solvers=("highs", "cbc", "cpsat", "scip", *COMMERCIAL),
         formulations=FORMULATIONS,
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,

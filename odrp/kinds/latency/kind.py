@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from odrp.core.kind import ProblemKind, model_text
+from odrp.core.solvers import MILP_SOLVERS
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
@@ -24,6 +25,7 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_operators,
     size_label="operators",
+    solvers=MILP_SOLVERS,
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=LatencySettings,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from odrp.core.kind import ProblemKind, model_text
+from odrp.core.solvers import MILP_SOLVERS
 from odrp.kinds.pathmap import generators
 from odrp.kinds.pathmap.evaluator import evaluate
 from odrp.kinds.pathmap.exact.solve import FORMULATIONS, solve
@@ -21,6 +22,7 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_servers,
     size_label="servers",
+    solvers=MILP_SOLVERS,
     formulations=FORMULATIONS,
     default_generator="ba",
     starts=("least_cost_map", "process_map2"),

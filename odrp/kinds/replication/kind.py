@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from odrp.core.kind import ProblemKind, model_text
+from odrp.core.solvers import MILP_SOLVERS
 from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact.settings import OdrpSettings
@@ -22,6 +23,7 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_operators,
     size_label="operators",
+    solvers=MILP_SOLVERS,
     formulations=FORMULATIONS,
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,

@@ -7,7 +7,7 @@ from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.throughput import generators
 from odrp.kinds.throughput.evaluator import evaluate
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
-from odrp.kinds.throughput.exact.solve import FORMULATIONS, solve
+from odrp.kinds.throughput.exact.solve import FORMULATIONS, SOLVERS, solve
 from odrp.kinds.throughput.instance import NAME, SENSE, ThroughputInstance, load, schema
 from odrp.kinds.throughput.taskview import task_solution, task_view
 
@@ -34,7 +34,7 @@ KIND = ProblemKind(
     exact=solve,
     size=size,
     size_label="components x machines",
-    solvers=("cpsat", "highs", "cbc"),
+    solvers=SOLVERS,
     default_solver="cpsat",  # measured fastest at paper size (benchmarks/throughput.py --part paper)
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
