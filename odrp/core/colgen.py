@@ -232,10 +232,13 @@ def generate(
     deadline: float | None,
     settings: GenerationSettings = GenerationSettings(),
     upper: Sequence[int] | None = None,
+    bound_by: float | None = None,
 ) -> Generation:
     """Column generation on ``master`` until the LP is proven optimal or ``deadline`` (perf_counter) passes.
 
-    ``upper``: the most units of each item a new column may hold (default: the demands).
+    ``upper``: the most units of each item a new column may hold (default: the demands). ``bound_by``:
+    a time (perf_counter) after which an exact round runs, for a bound, even while the heuristic
+    pricing still finds columns, if none has run yet.
     """
     upper = list(master.demands) if upper is None else list(upper)
     best_bound, center = -math.inf, None
@@ -282,6 +285,8 @@ def generate(
                     added += enter(t, counts)
         stats["heuristic_s"] += time.perf_counter() - clock
         stats["heuristic_columns"] += added
+        if added and bound_by is not None and exact_rounds == 0 and time.perf_counter() >= bound_by:
+            added = 0  # no bound yet: the exact round below gives one (its columns enter too)
         if added:
             if len(master.columns) >= settings.max_columns:
                 return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)

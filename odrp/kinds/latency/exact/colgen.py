@@ -398,6 +398,7 @@ def solve(
             master.add(Column(type_of[u], tuple(counts), pricer.cost(type_of[u], tuple(counts))))
     stats: dict[str, Any] = {"method": "colgen", "items": len(data.items), "types": len(data.types)}
     generation_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share)
+    bound_by = None if generation_deadline is None else start + (generation_deadline - start) / 2
     generation = generate(
         master,
         pricer,
@@ -407,6 +408,7 @@ def solve(
             max_columns=settings.colgen_max_columns,
             exact_time_limit=settings.colgen_exact_seconds,
         ),
+        bound_by=bound_by,
     )
     bound = generation.bound + data.constant if math.isfinite(generation.bound) else None
     stats.update(

@@ -63,7 +63,12 @@ def solve(
     textbook_size = textbook.size(inst)
     # auto's own choice; a warm start goes to the one MILP, whose MIP start CBC 2.10 accepts where its
     # preprocessing rejects the textbook model's (coin-or/Cbc#282)
-    small = settings.classes is None and warm_start is None and textbook_size[2] <= settings.textbook_nonzeros
+    small = (
+        settings.classes is None
+        and settings.colgen is None
+        and warm_start is None
+        and textbook_size[2] <= settings.textbook_nonzeros
+    )
     if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook latency MILP")
         outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
