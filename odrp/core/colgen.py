@@ -48,6 +48,7 @@ out there the LP is optimal and L = z_LP.
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -325,10 +326,16 @@ def generate(
 
 
 def dive(
-    master: Master, pricer: Pricer, deadline: float | None, rounds: int = 50, tolerance: float = 1e-9
+    master: Master,
+    pricer: Pricer,
+    deadline: float | None,
+    rng: random.Random | None = None,
+    rounds: int = 50,
+    tolerance: float = 1e-9,
 ) -> list[Column] | None:
     """A primal heuristic: fix the column of largest value, generate columns (heuristic pricing only)
-    for what is left, repeat until every demand is met; None when the dive ends in a dead end.
+    for what is left, repeat until every demand is met; None when the dive ends in a dead end. With
+    ``rng`` the column fixed is drawn among the three of largest value, in proportion to their values.
 
     The master's rows are restored afterwards; the columns generated stay (they serve the restricted IP).
     """
@@ -371,7 +378,13 @@ def dive(
             ]
             if not candidates:
                 return None
-            chosen = master.columns[-max(candidates)[1]]
+            candidates.sort(reverse=True)
+            if rng is None:
+                pick = candidates[0]
+            else:
+                top = candidates[:3]
+                pick = rng.choices(top, weights=[value for value, _ in top])[0]
+            chosen = master.columns[-pick[1]]
             assert chosen is not None
             fixed.append(chosen)
             counts[chosen.type] -= 1

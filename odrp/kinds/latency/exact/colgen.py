@@ -36,7 +36,8 @@ then the restricted master as an integer program over the generated groups, whos
 exact best labelling on the real supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`,
 the latency as the evaluator computes it) and a hill climb (the paper's moves) from there.
 
-The result's bound is the Lagrangian bound of F, a bound of s; the incumbent is proven optimal only
+The result's bound is the Lagrangian bound of F, a bound of s (or, when no exact pricing round
+finished, :func:`simple_bound`); the incumbent is proven optimal only
 when it meets that bound within the run's MIP gap.
 """
 
@@ -60,7 +61,7 @@ from odrp.core.solvers import SolverRun, solver_version
 from odrp.heuristics.latency import Scorer, climb
 from odrp.kinds.latency.evaluator import evaluate, evaluate_assignment
 from odrp.kinds.latency.exact.classes import TooManyGroups, best_labelling, supervisor_classes, upper_bound
-from odrp.kinds.latency.exact.model import objective_coefficients, twin_groups
+from odrp.kinds.latency.exact.model import components, fewest_supervisors, objective_coefficients, twin_groups
 from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
 
@@ -362,6 +363,16 @@ def estimated_size(inst: LatencyInstance, settings: LatencySettings) -> tuple[in
     )
 
 
+def simple_bound(inst: LatencyInstance) -> float:
+    """A bound of s without any model: the fewest supervisors that can hold the demand, each used
+    supervisor beyond the topology's components joined to another by at least the cheapest cut edge
+    (the classes method's quick bound)."""
+    coefficients = objective_coefficients(inst)
+    cheapest = min((coefficients["colocation"] + coefficients["events"] * t for t in inst.events), default=0.0)
+    k = fewest_supervisors(inst)
+    return k * coefficients["supervisors"] + max(0, k - components(inst)) * cheapest
+
+
 def solve(
     inst: LatencyInstance,
     settings: LatencySettings,
@@ -410,7 +421,7 @@ def solve(
         ),
         bound_by=bound_by,
     )
-    bound = generation.bound + data.constant if math.isfinite(generation.bound) else None
+    bound = max(generation.bound + data.constant, simple_bound(inst))
     stats.update(
         {
             "columns": sum(c is not None for c in master.columns),
@@ -445,6 +456,12 @@ def solve(
     dive_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share / 2)
     consider(dive(master, pricer, dive_deadline), "dive")
     stats["dive_s"] = round(time.perf_counter() - clock, 3)
+    rng = random.Random(0)
+    dives = 1
+    while deadline is not None and time.perf_counter() < dive_deadline:  # more dives, each a little random
+        consider(dive(master, pricer, dive_deadline, rng), "dive")
+        dives += 1
+    stats["dives"] = dives
     left = None if deadline is None else deadline - time.perf_counter() - settings.colgen_labelling_seconds
     if left is None or left > 0.05:
         cutoff = None if incumbent is None else incumbent[0] - data.constant
