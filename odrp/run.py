@@ -7,20 +7,37 @@ feasible and its objective agrees with the method's own (:func:`odrp.core.result
 :func:`run_method` runs in the calling process. :func:`run_within_limits`, which the CLI and the
 grid use, runs it in a child process under the time limit and the memory budget
 (:mod:`odrp.core.limits`), with a warm-start heuristic, if any, inside the same limit.
+
+**An exact run is never worse than the fast heuristics.** Every exact run (but the textbook model's,
+which stays the plain model it is measured as) first runs its kind's fast heuristics
+(``ProblemKind.starts``) on :data:`START_SHARE` of its time limit, hands the best verified placement to
+the exact method as its incumbent (``incumbent=``, where the method takes it), and returns the better
+of the exact method's answer and that placement (:func:`floored`): a run that ends without a solution of
+its own still returns the heuristics' one, with the exact method's bound and a message saying so.
+
+**What a run finds leaves it as it is found.** Inside :func:`run_within_limits` every incumbent and
+bound a method reports (:mod:`odrp.core.progress`: the start heuristics' placements, the solvers'
+improving solutions through their callbacks, the kinds' stages) is scored by the evaluator in the
+child and sent to the parent; a run the watchdog kills at its limit returns the last of them as a
+``time_limit`` Result, judged by the evaluator like any other.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from odrp.core import progress
 from odrp.core.errors import InputError
 from odrp.core.kind import ProblemKind
-from odrp.core.limits import MethodDied, TimeLimitKilled, run_limited
+from odrp.core.limits import MethodDied, TimeLimitKilled, report_to_parent, run_limited
 from odrp.core.method import Heuristic, HeuristicOutcome
+from odrp.core.race import race
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
 from odrp.core.settings import settings_for
 from odrp.core.solvers import DEFAULT_MIP_GAP
@@ -35,8 +52,18 @@ class UnknownMethod(ValueError):
         self.flag = flag
 
 
-WARM_START_SHARE = 0.5
+START_SHARE = 0.1
+"""The share of an exact run's time limit that its kind's fast heuristics (``ProblemKind.starts``) take
+first, all of them together; the exact method gets the rest."""
+
+START_SECONDS = 10.0
+"""Without a time limit, the seconds the fast heuristics take first, all of them together."""
+
+WARM_START_SHARE = START_SHARE
 """The share of the time limit a warm-start heuristic may use; the exact method gets the rest."""
+
+TEXTBOOK = ("textbook", "paper")
+"""Formulations that are the plain model a practitioner writes: no start heuristics run before them."""
 
 
 def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
@@ -83,9 +110,13 @@ def run_method(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     warm_start: dict[str, Any] | None = None,
+    starts: bool = True,
 ) -> Result:
     """Run ``method`` on ``instance`` (the kind's compiled instance, or its JSON) and return the
     evaluator-checked Result.
+
+    An exact run takes the kind's fast heuristics first (``starts``; see the module docstring); with
+    ``starts=False`` the exact method runs alone (benchmarks that measure a formulation by itself).
 
     ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
     ``options:``) turned into the method's settings dataclass by :func:`odrp.core.settings.settings_for`, or that
@@ -100,41 +131,294 @@ def run_method(
     if warm_start is not None and not _takes_keyword(kind.exact, "warm_start"):
         raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start", "--warm-start")
     if method == "exact":
-        solver = solver or kind.default_solver
-        if solver not in kind.solvers:
-            raise UnknownMethod(
-                f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
-            )
-        call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
-        if formulation is not None:
-            if formulation not in kind.formulations:
-                expected = "|".join(kind.formulations) or "none"
-                raise UnknownMethod(
-                    f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}", "--formulation"
-                )
-            call["formulation"] = formulation
-        if warm_start is not None:
-            call["warm_start"] = warm_start
-        if kind.settings is not None:
-            call["settings"] = settings_for(kind.settings, options)
+        _check_exact(kind, solver, formulation)
+        if kind.settings is not None:  # bad options are refused before any time is spent
+            options = settings_for(kind.settings, options)
         else:
             _refuse_options(options, f"the exact method of {kind.name}")
-        outcome = kind.exact(instance, **call)
-        runtime = time.perf_counter() - start
-        run = outcome.run
-        return judge(
-            kind,
-            instance,
-            method="exact",
-            solver=run.solver,
-            status=run.status,
-            solution=outcome.solution,
-            own_objective=run.objective,
-            bound=run.bound,
-            runtime_s=runtime,
-            stats=outcome.stats,
-            message=run.message,
+        floor: list[Result] = []
+        if starts and formulation not in TEXTBOOK:
+            floor = run_starts(kind, instance, time_limit=time_limit, seed=seed)
+        if warm_start is not None:  # the user's start is a floor too (a feasible one: the method checks it)
+            given = judge_solution(kind, instance, warm_start, "warm start")
+            floor += [given] if given is not None else []
+        left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+        racers = [f for f in kind.race if f in kind.formulations] if formulation in (None, "auto") else []
+        if racers and _cores() >= 2:
+            result = _race(kind, instance, [formulation, *racers], solver, left, mip_gap, options, warm_start, floor)
+        else:
+            result = _run_exact(kind, instance, solver, formulation, left, mip_gap, options, warm_start, floor)
+        result = floored(kind, instance, result, floor)
+        if floor:
+            result.metrics.setdefault("method_stats", {})["starts"] = [_start_record(r) for r in floor]
+        result.runtime_s = time.perf_counter() - start
+        return result
+    return _run_heuristic(kind, instance, method, time_limit, seed, options, start)
+
+
+def _check_exact(kind: ProblemKind, solver: str | None, formulation: str | None) -> None:
+    """Refuse a solver or formulation that does not apply to the kind (before any time is spent)."""
+    solver = solver or kind.default_solver
+    if solver not in kind.solvers:
+        raise UnknownMethod(
+            f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
         )
+    if formulation is not None and formulation not in kind.formulations:
+        expected = "|".join(kind.formulations) or "none"
+        raise UnknownMethod(
+            f"formulation {formulation!r} does not apply to {kind.name!r}; expected {expected}", "--formulation"
+        )
+
+
+def _run_exact(
+    kind: ProblemKind,
+    instance: Any,
+    solver: str | None,
+    formulation: str | None,
+    time_limit: float | None,
+    mip_gap: float,
+    options: dict[str, Any] | None,
+    warm_start: dict[str, Any] | None,
+    floor: list[Result],
+) -> Result:
+    """The kind's exact method, judged; ``floor``'s best placement is its incumbent where it takes one."""
+    start = time.perf_counter()
+    solver = solver or kind.default_solver
+    call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+    if formulation is not None:
+        call["formulation"] = formulation
+    if warm_start is not None:
+        call["warm_start"] = warm_start
+    best = best_of(kind, instance, floor)
+    if best is not None and _takes_keyword(kind.exact, "incumbent"):
+        call["incumbent"] = best.solution
+    if kind.settings is not None:
+        call["settings"] = settings_for(kind.settings, options)
+    outcome = kind.exact(instance, **call)
+    runtime = time.perf_counter() - start
+    run = outcome.run
+    return judge(
+        kind,
+        instance,
+        method="exact",
+        solver=run.solver,
+        status=run.status,
+        solution=outcome.solution,
+        own_objective=run.objective,
+        bound=run.bound,
+        runtime_s=runtime,
+        stats=outcome.stats,
+        message=run.message,
+    )
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _race(
+    kind: ProblemKind,
+    instance: Any,
+    formulations: list[str | None],
+    solver: str | None,
+    time_limit: float | None,
+    mip_gap: float,
+    options: Any,
+    warm_start: dict[str, Any] | None,
+    floor: list[Result],
+) -> Result:
+    """The exact method with each of ``formulations`` at once (:mod:`odrp.core.race`), combined: the first
+    formulation's Result, with the best verified incumbent and the best bound of all, optimal when one
+    of them proves it (or when the two meet within ``mip_gap``). ``method_stats.race`` records each."""
+    began = time.perf_counter()
+
+    def member(f: str | None) -> Callable[[], Result]:
+        starts = floor if f not in TEXTBOOK else []
+        return lambda: _run_exact(kind, instance, solver, f, time_limit, mip_gap, options, warm_start, starts)
+
+    outcomes = race([member(f) for f in formulations], decided=_decided, time_limit=time_limit)
+    results = [o for o in outcomes if isinstance(o, Result)]
+    if not results:  # every racer failed: raise the first's error (or say that it died)
+        first = next((o for o in outcomes if isinstance(o, BaseException)), None)
+        raise first if first is not None else MethodDied("every raced formulation died without an answer")
+    sense = getattr(instance, "sense", kind.sense)
+    decided = next((r for r in results if _decided(r)), None)
+    primary = decided or (outcomes[0] if isinstance(outcomes[0], Result) else results[0])
+    best = best_of(kind, instance, results) or primary
+    bounds = [r.bound for r in results if r.bound is not None and r.status != "infeasible"]
+    bound = (min(bounds) if sense == "max" else max(bounds)) if bounds else None
+    if decided is not None and decided.status == "optimal":
+        bound = decided.bound
+    gap = relative_gap(best.objective, bound, sense) if best.objective is not None else None
+    status = primary.status
+    if decided is None and gap is not None and gap <= max(mip_gap, 1e-9) and best.verified:
+        status = "optimal"
+    stats = dict(primary.metrics.get("method_stats", {}))
+    stats["race"] = [
+        {
+            "formulation": f or "auto",
+            "status": o.status if isinstance(o, Result) else ("stopped" if o is None else type(o).__name__),
+            "objective": o.objective if isinstance(o, Result) else None,
+            "bound": o.bound if isinstance(o, Result) else None,
+            "runtime_s": round(o.runtime_s, 3) if isinstance(o, Result) else None,
+        }
+        for f, o in zip(formulations, outcomes, strict=True)
+    ]
+    metrics = dict(best.metrics, method_stats=stats)
+    names = [f or "auto" for f in formulations]
+    won = next((name for name, o in zip(names, outcomes, strict=True) if o is decided), "")
+    note = f"raced {', '.join(names)}; decided by {won}" if won else ""
+    message = "; ".join(m for m in (best.message, note) if m)
+    return dataclasses.replace(
+        best,
+        method="exact",
+        solver=primary.solver,
+        status=status,
+        bound=bound,
+        gap=gap,
+        runtime_s=time.perf_counter() - began,
+        metrics=metrics,
+        message=message,
+    )
+
+
+def _decided(result: Result) -> bool:
+    """A racer's answer that ends the race: a verified optimum, or a proof of infeasibility."""
+    return (result.status == "optimal" and result.verified) or result.status == "infeasible"
+
+
+def run_starts(kind: ProblemKind, instance: Any, *, time_limit: float | None, seed: int = 0) -> list[Result]:
+    """The kind's fast heuristics (``ProblemKind.starts``), in their order, on :data:`START_SHARE` of
+    ``time_limit`` (:data:`START_SECONDS` without one) together: each gets an equal part of what is left
+    when its turn comes, so that a quick one leaves its time to the next. Every verified placement is
+    reported as an incumbent (:mod:`odrp.core.progress`). Returns their Results."""
+    share = START_SECONDS if time_limit is None else START_SHARE * time_limit
+    began = time.perf_counter()
+    names = [name for name in kind.starts if name in heuristics() and kind.name in heuristics()[name].kinds]
+    results = []
+    for position, name in enumerate(names):
+        left = share - (time.perf_counter() - began)
+        if left <= 0:
+            break
+        result = run_method(kind, instance, name, time_limit=left / (len(names) - position), seed=seed)
+        if result.verified and result.solution is not None:
+            progress.incumbent(result.solution, name)
+        results.append(result)
+    return results
+
+
+def judge_solution(kind: ProblemKind, instance: Any, solution: dict[str, Any], source: str) -> Result | None:
+    """A given solution (a user's warm start) as a Result of the evaluator's; None if it is not feasible."""
+    evaluation = kind.evaluate(instance, solution, source)
+    if not evaluation.feasible or evaluation.objective is None:
+        return None
+    progress.incumbent(solution, source)
+    return judge(
+        kind,
+        instance,
+        method=source,
+        solver=None,
+        status="feasible",
+        solution=solution,
+        own_objective=float(evaluation.objective),
+        bound=None,
+        runtime_s=0.0,
+        stats={},
+    )
+
+
+def _better(a: float, b: float, sense: Sense) -> bool:
+    """``a`` strictly better than ``b`` (beyond :func:`odrp.core.result.agrees`)."""
+    return not agrees(a, b) and (a > b if sense == "max" else a < b)
+
+
+def best_of(kind: ProblemKind, instance: Any, results: list[Result]) -> Result | None:
+    """The verified Result with the best objective (the first of equals), None if none is verified."""
+    sense = getattr(instance, "sense", kind.sense)
+    best = None
+    for result in results:
+        usable = result.verified and result.objective is not None and result.solution is not None
+        if usable and (best is None or _better(result.objective, best.objective, sense)):
+            best = result
+    return best
+
+
+def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result]) -> Result:
+    """``result`` (an exact run's), or, where it has no verified solution as good, the best of ``floor``'s.
+
+    The exact method's bound stays when it is consistent with the placement taken over (a bound that a
+    verified placement beats is wrong, and is dropped with a message); so does its status (``error``
+    included: the solver failed, and the placement is the start's), except that ``optimal`` or
+    ``infeasible`` contradicted by a better verified placement becomes ``feasible``, with a message.
+    """
+    best = best_of(kind, instance, floor)
+    sense = getattr(instance, "sense", kind.sense)
+    own = result.objective if result.verified and result.solution is not None else None
+    if best is None or (own is not None and not _better(best.objective, own, sense)):
+        return result
+    notes = [result.message] if result.message else []
+    status = result.status
+    if status in ("optimal", "infeasible"):
+        notes.append(f"the exact method's {status} answer is contradicted by {best.method}'s verified placement")
+        status = "feasible"
+    elif status not in ("time_limit", "feasible", "error"):
+        status = "time_limit"
+    bound = result.bound
+    if bound is not None and _better(best.objective, bound, sense):
+        notes.append(f"the exact method's bound {bound!r} is beaten by a verified placement, so it is dropped")
+        bound = None
+    if own is None:
+        notes.append(f"the incumbent is the start {best.method!r}'s: the exact method found no verified solution")
+    else:
+        notes.append(f"the incumbent is the start {best.method!r}'s: the exact method's was worse ({own!r})")
+    metrics = dict(best.metrics)
+    metrics["method_objective"] = result.metrics.get("method_objective")
+    if "method_stats" in result.metrics:
+        metrics["method_stats"] = dict(result.metrics["method_stats"], incumbent_from=best.method)
+    else:
+        metrics["method_stats"] = {"incumbent_from": best.method}
+    return Result(
+        problem=result.problem,
+        instance=result.instance,
+        method=result.method,
+        solver=result.solver,
+        status=status,
+        objective=best.objective,
+        bound=bound,
+        gap=relative_gap(best.objective, bound, sense),
+        runtime_s=result.runtime_s,
+        verified=True,
+        solution=best.solution,
+        metrics=metrics,
+        message="; ".join(notes),
+    )
+
+
+def _start_record(result: Result) -> dict[str, Any]:
+    """What an exact run's stats keep of one start heuristic's run."""
+    return {
+        "method": result.method,
+        "status": result.status,
+        "objective": result.objective,
+        "verified": result.verified,
+        "runtime_s": round(result.runtime_s, 4),
+    }
+
+
+def _run_heuristic(
+    kind: ProblemKind,
+    instance: Any,
+    method: str,
+    time_limit: float | None,
+    seed: int,
+    options: dict[str, Any] | None,
+    start: float,
+) -> Result:
+    """A heuristic's run, judged."""
     heuristic = heuristic_for(method, kind)
     context: dict[str, Any] = {"adapter": kind.taskview} if heuristic.on_task_view else {}
     if heuristic.settings is not None:
@@ -287,7 +571,9 @@ def run_within_limits(
     """:func:`run_method` in a child process that the limits hold whatever the method does.
 
     - ``time_limit``: the method's limit, and the watchdog's (:data:`odrp.core.limits.GRACE` seconds
-      later). A run killed there is a Result with status ``time_limit``, no solution and a message.
+      later). A run killed there is a Result with status ``time_limit``: the last incumbent and bound
+      the method reported before (:mod:`odrp.core.progress`), judged by the evaluator, or no solution
+      and a message saying why.
     - ``memory_limit``: bytes (None: the budget in force); a run past it raises
       :class:`odrp.core.limits.MemoryLimitExceeded`.
     - ``warm_start``: a solution JSON, or the name of a heuristic that runs first on
@@ -297,41 +583,77 @@ def run_within_limits(
       plugin's ``SystemExit``) and a process that dies raise :class:`odrp.core.limits.MethodDied`.
     """
     started = time.perf_counter()
+    if isinstance(instance, Mapping):  # compiled here, so that the parent can judge what a killed run reported
+        instance = kind.load(dict(instance), "<dict>")
+    sense = getattr(instance, "sense", kind.sense)
 
     def limited() -> Result:
-        start, origin = None, {}
-        left = time_limit
-        if warm_start is not None:
-            if method != "exact":
-                raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}", "--warm-start")
-            share = None if time_limit is None else WARM_START_SHARE * time_limit
-            start, origin = warm_start_solution(kind, instance, warm_start, seed=seed, time_limit=share)
-            left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
-        result = run_method(kind, instance, method, time_limit=left, seed=seed, warm_start=start, **keywords)
-        if origin:
-            result.metrics.setdefault("method_stats", {}).setdefault("warm_start", {}).update(origin)
-        result.runtime_s = time.perf_counter() - started
-        return result
+        with progress.watching(kind.evaluate, instance, sense, report_to_parent):
+            start, origin = None, {}
+            left = time_limit
+            if warm_start is not None:
+                if method != "exact":
+                    raise UnknownMethod(f"a warm start applies to --method exact, not to {method!r}", "--warm-start")
+                share = None if time_limit is None else WARM_START_SHARE * time_limit
+                start, origin = warm_start_solution(kind, instance, warm_start, seed=seed, time_limit=share)
+                left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - started))
+            result = run_method(kind, instance, method, time_limit=left, seed=seed, warm_start=start, **keywords)
+            if origin:
+                result.metrics.setdefault("method_stats", {}).setdefault("warm_start", {}).update(origin)
+            result.runtime_s = time.perf_counter() - started
+            return result
 
     try:
         return run_limited(limited, time_limit=time_limit, memory_limit=memory_limit)
     except TimeLimitKilled as stopped:
+        return _reported(kind, instance, method, keywords.get("solver"), stopped, time.perf_counter() - started)
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
+        raise MethodDied(f"the method raised {type(error).__name__}({error})") from None
+
+
+def _reported(
+    kind: ProblemKind, instance: Any, method: str, solver: str | None, stopped: TimeLimitKilled, runtime_s: float
+) -> Result:
+    """The Result of a run the watchdog killed: what it reported before, judged by the evaluator."""
+    from odrp.core.solvers import solver_version
+
+    found = stopped.found
+    name = None
+    if method == "exact":
+        solver = solver or kind.default_solver
+        try:
+            name = solver_version(solver)
+        except (ValueError, ImportError):
+            name = solver
+    if found.solution is None:
+        why = f"no solution: {stopped}" + ("" if found.bound is None else "; the bound is the last one it reported")
         return Result(
             problem=kind.name,
             instance=getattr(instance, "name", "unnamed"),
             method=method,
-            solver=keywords.get("solver") or (kind.default_solver if method == "exact" else None),
+            solver=name,
             status="time_limit",
             objective=None,
-            bound=None,
+            bound=found.bound,
             gap=None,
-            runtime_s=time.perf_counter() - started,
+            runtime_s=runtime_s,
             verified=False,
             solution=None,
-            message=f"no solution: {stopped}",
+            message=why,
         )
-    except (SystemExit, KeyboardInterrupt, GeneratorExit) as error:
-        raise MethodDied(f"the method raised {type(error).__name__}({error})") from None
+    return judge(
+        kind,
+        instance,
+        method=method,
+        solver=name,
+        status="time_limit",
+        solution=found.solution,
+        own_objective=found.objective,
+        bound=found.bound,
+        runtime_s=runtime_s,
+        stats={"incumbent_from": found.source, "incumbent_at_s": found.at_s},
+        message=f"{stopped}; the incumbent and bound are the last ones it reported (from {found.source})",
+    )
 
 
 def _takes_keyword(function: Callable[..., Any], name: str) -> bool:

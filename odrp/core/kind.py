@@ -29,7 +29,14 @@ class ProblemKind:
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
     - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
     - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
-      measurement; one of ``solvers``).
+      measurement; one of ``solvers``);
+    - ``starts``: the kind's fast heuristics, by name, that every exact run takes first, on a small
+      share of its time limit (:func:`odrp.run.run_method`): the exact method gets the best of their
+      placements as its incumbent (keyword ``incumbent=``, when it takes one), and its answer is
+      never worse than any of them;
+    - ``race``: formulations raced beside ``auto`` when an exact run may use two cores or more
+      (:func:`odrp.run.run_method`, :mod:`odrp.core.race`): the run answers with the best incumbent and
+      the best bound of the racers, and stops as soon as one of them proves the optimum.
     """
 
     name: str
@@ -48,6 +55,8 @@ class ProblemKind:
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None
     settings: type | None = None
+    starts: tuple[str, ...] = ()
+    race: tuple[str, ...] = ()
 
 
 @dataclass

@@ -22,6 +22,7 @@ from typing import Any
 
 import pyomo.environ as pyo
 
+from odrp.core.progress import ModelWatch
 from odrp.core.solvers import cbc, cpsat, highs
 from odrp.core.solvers.run import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SOLVERS, SolverRun
 
@@ -33,18 +34,22 @@ def solve(
     mip_gap: float = DEFAULT_MIP_GAP,
     warm_start: bool = False,
     highs_options: dict[str, Any] | None = None,
+    watch: ModelWatch | None = None,
 ) -> SolverRun:
     """Solve ``model`` (one active objective) and load the incumbent, if any, into it.
 
     With ``warm_start``, the current values of the model's integer variables are the MIP start.
     ``highs_options``: further HiGHS options (name -> value) for this solve; the other solvers ignore them.
+    ``watch``: inside a watched run, how the solver's improving solutions and bounds become the problem's
+    (:mod:`odrp.core.progress`); HiGHS and CP-SAT report them from their callbacks, CBC (a separate
+    program, driven through files) only at its end.
     """
     if solver == "highs":
-        return highs.solve(model, time_limit, mip_gap, warm_start, highs_options)
+        return highs.solve(model, time_limit, mip_gap, warm_start, highs_options, watch)
     if solver == "cbc":
         return cbc.solve(model, time_limit, mip_gap, warm_start)
     if solver == "cpsat":
-        return cpsat.solve(model, time_limit, mip_gap, warm_start)
+        return cpsat.solve(model, time_limit, mip_gap, warm_start, watch)
     raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
 
 

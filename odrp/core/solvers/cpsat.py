@@ -14,11 +14,14 @@ import functools
 import math
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import Any
 
 import pyomo.environ as pyo
 
+from odrp.core import progress
+from odrp.core.progress import ModelWatch
 from odrp.core.result import Status, relative_gap
 from odrp.core.solvers.run import SolverRun, log_enabled, model_sense
 
@@ -109,7 +112,13 @@ def _cpsat_model(model: pyo.ConcreteModel):
     return cp, list(cpvar.values()), scale, constant
 
 
-def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool = False) -> SolverRun:
+def solve(
+    model: pyo.ConcreteModel,
+    time_limit: float | None,
+    mip_gap: float,
+    warm_start: bool = False,
+    watch: ModelWatch | None = None,
+) -> SolverRun:
     began = time.perf_counter()
     try:
         cp, variables, scale, constant = _cpsat_model(model)
@@ -123,7 +132,16 @@ def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, wa
                 cp.add_hint(cpv, round(var.value))
                 hinted += 1
     left = None if time_limit is None else max(0.01, float(time_limit) - (time.perf_counter() - began))
-    run, solver = run_cpsat(cp, model_sense(model), left, mip_gap, workers=0)  # 0: CP-SAT's own worker count
+    on_solution = None
+    if watch is not None and progress.active():
+
+        def on_solution(found) -> None:  # CP-SAT's improving solution, into the Pyomo model, decoded
+            for var, cpv in variables:
+                var.set_value(found.Value(cpv), skip_validation=True)
+            progress.solver_incumbent(watch)
+            progress.solver_bound(watch, found.BestObjectiveBound() / scale + constant)
+
+    run, solver = run_cpsat(cp, model_sense(model), left, mip_gap, workers=0, on_solution=on_solution)
     if run.has_solution:
         for var, cpv in variables:
             var.set_value(solver.value(cpv), skip_validation=True)
@@ -157,13 +175,15 @@ def run_cpsat(
     workers: int = 1,
     max_solutions: int | None = None,
     parameters: dict[str, object] | None = None,
+    on_solution: Callable[[Any], None] | None = None,
 ):
     """Solve an OR-Tools CP-SAT model; returns (SolverRun, the CpSolver that holds the values).
 
     ``gap_limit`` is CP-SAT's relative gap limit (0: prove the optimum); ``max_solutions`` stops the
     search after that many improving solutions (status ``feasible``); ``parameters``: CP-SAT parameters for
-    this run (after ``CPSAT_PARAMETERS``). A run stopped by a limit without a decision (wall clock or
-    ``max_deterministic_time``) has status ``time_limit``.
+    this run (after ``CPSAT_PARAMETERS``); ``on_solution(callback)`` is called with CP-SAT's solution
+    callback at each improving solution (read values with ``callback.Value``). A run stopped by a limit
+    without a decision (wall clock or ``max_deterministic_time``) has status ``time_limit``.
     """
     from ortools.sat.python import cp_model
 
@@ -179,7 +199,7 @@ def run_cpsat(
         solver.parameters.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
     limited = time_limit is not None or "max_deterministic_time" in (parameters or {})
-    callback = _StopAfter(max_solutions) if max_solutions is not None else None
+    callback = _Improving(max_solutions, on_solution) if max_solutions is not None or on_solution else None
     start = time.perf_counter()
     code = solver.Solve(model, callback)
     runtime = time.perf_counter() - start
@@ -208,11 +228,11 @@ def run_cpsat(
     return run, solver
 
 
-def _StopAfter(count: int):  # a class factory: ortools is imported lazily
+def _Improving(count: int | None, on_solution: Callable[[Any], None] | None):  # ortools is imported lazily
     from ortools.sat.python import cp_model
 
-    class StopAfter(cp_model.CpSolverSolutionCallback):
-        """Stop CP-SAT after ``count`` improving solutions."""
+    class Improving(cp_model.CpSolverSolutionCallback):
+        """At each improving solution: ``on_solution(self)``; stop CP-SAT after ``count`` of them."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -221,8 +241,10 @@ def _StopAfter(count: int):  # a class factory: ortools is imported lazily
 
         def on_solution_callback(self) -> None:
             self.found += 1
-            if self.found >= count:
+            if on_solution is not None:
+                on_solution(self)
+            if count is not None and self.found >= count:
                 self.stopped = True
                 self.StopSearch()
 
-    return StopAfter()
+    return Improving()

@@ -8,6 +8,7 @@ objective value is F". :attr:`SolverRun.warm_start` reports what the log said.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -17,6 +18,8 @@ from typing import Any
 
 import pyomo.environ as pyo
 
+from odrp.core import progress
+from odrp.core.progress import ModelWatch
 from odrp.core.result import Status
 from odrp.core.solvers.run import DEFAULT_MIP_GAP, SolverRun, c_stdout_silenced, log_enabled, model_sense
 
@@ -40,31 +43,62 @@ def integer_start(model: pyo.ConcreteModel) -> dict[int, float]:
     }
 
 
-def _highs_interface(warm_start: bool):
-    """Pyomo's HiGHS interface; with ``warm_start`` one that passes the integer values as a MIP start.
+def _highs_interface(warm_start: bool, watch: ModelWatch | None = None):
+    """Pyomo's HiGHS interface; with ``warm_start`` one that passes the integer values as a MIP start,
+    and inside a watched run (:mod:`odrp.core.progress`) with ``watch`` one that reports every improving
+    solution and bound as HiGHS finds them.
 
-    Pyomo's ``pyomo.contrib.solver`` HiGHS interface has no warm start (the older appsi one has);
-    the subclass hands the values to ``Highs.setSolution`` after Pyomo has built the HiGHS model
-    and before it runs (``_solve``, ``_solver_model`` and ``_pyomo_var_to_solver_var_map`` are that
-    interface's own names in Pyomo 6.9-6.10; tests/test_warm_start.py checks the log line).
+    Pyomo's ``pyomo.contrib.solver`` HiGHS interface has no warm start (the older appsi one has) and no
+    callbacks; the subclass hands the values to ``Highs.setSolution`` and subscribes to HiGHS's callbacks
+    after Pyomo has built the HiGHS model and before it runs (``_solve``, ``_solver_model``,
+    ``_pyomo_var_to_solver_var_map`` and ``_vars`` are that interface's own names in Pyomo 6.9-6.10;
+    tests/test_warm_start.py checks the log line, tests/test_progress.py the reports).
     """
     from pyomo.contrib.solver.common.factory import SolverFactory
 
-    if not warm_start:
+    watch = watch if progress.active() else None
+    if not warm_start and watch is None:
         return SolverFactory("highs")
     import numpy as np
     from pyomo.contrib.solver.solvers.highs import Highs
 
-    class HighsWithMipStart(Highs):
+    class HighsWithStartAndWatch(Highs):
         def _solve(self):
-            values = integer_start(self._model)
-            columns = {self._pyomo_var_to_solver_var_map[v]: x for v, x in values.items()}
-            self._solver_model.setSolution(
-                len(columns), np.array(list(columns), dtype=np.int32), np.array(list(columns.values()), dtype=float)
-            )
+            if warm_start:
+                values = integer_start(self._model)
+                columns = {self._pyomo_var_to_solver_var_map[v]: x for v, x in values.items()}
+                self._solver_model.setSolution(
+                    len(columns), np.array(list(columns), dtype=np.int32), np.array(list(columns.values()), dtype=float)
+                )
+            if watch is not None:
+                _subscribe(self._solver_model, watch, self._column_vars())
             return super()._solve()
 
-    return HighsWithMipStart()
+        def _column_vars(self) -> list[tuple[int, Any]]:
+            return [(column, self._vars[v][0]) for v, column in self._pyomo_var_to_solver_var_map.items()]
+
+    return HighsWithStartAndWatch()
+
+
+def _subscribe(highs, watch: ModelWatch, columns: list[tuple[int, Any]] | None) -> None:
+    """Report HiGHS's improving solutions (decoded through ``columns``: column -> Pyomo variable, or, for a
+    highspy model of the caller's, by ``watch.decode`` reading the column values itself) and its bounds."""
+
+    def improving(event) -> None:
+        values = event.data_out.mip_solution
+        if columns is not None:
+            for column, var in columns:
+                var.set_value(float(values[column]), skip_validation=True)
+            progress.solver_incumbent(watch)
+        else:
+            progress.solver_incumbent(dataclasses.replace(watch, decode=lambda: watch.decode(list(values))))
+        progress.solver_bound(watch, event.data_out.mip_dual_bound)
+
+    def logging(event) -> None:
+        progress.solver_bound(watch, event.data_out.mip_dual_bound)
+
+    highs.cbMipImprovingSolution.subscribe(improving)
+    highs.cbMipLogging.subscribe(logging)
 
 
 _HIGHS_START = re.compile(r"MIP start solution is feasible, objective value is ([-+0-9.eE]+)")
@@ -83,11 +117,12 @@ def solve(
     mip_gap: float,
     warm_start: bool,
     highs_options: dict[str, Any] | None = None,
+    watch: ModelWatch | None = None,
 ) -> SolverRun:
     from pyomo.contrib.solver.common.results import SolutionStatus
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
 
-    highs = _highs_interface(warm_start)
+    highs = _highs_interface(warm_start, watch)
     start = time.perf_counter()
     results = highs.solve(
         model,
@@ -137,13 +172,18 @@ def run_highspy(
     mip_gap: float = DEFAULT_MIP_GAP,
     mip: bool = True,
     max_solutions: int | None = None,
+    watch: ModelWatch | None = None,
 ) -> SolverRun:
     """Run a ``highspy.Highs`` that holds a model; status, incumbent, bound and gap as a :class:`SolverRun`.
 
     For a model that is infeasible HiGHS proves it (status ``infeasible``); the column values of an
-    incumbent are ``highs.getSolution().col_value``.
+    incumbent are ``highs.getSolution().col_value``. Inside a watched run, ``watch.decode(values)``
+    gets the column values of each improving solution (:mod:`odrp.core.progress`).
     """
     import highspy
+
+    if watch is not None and progress.active():
+        _subscribe(highs, watch, None)
 
     highs.setOptionValue("output_flag", log_enabled())
     highs.setOptionValue("mip_rel_gap", float(mip_gap))

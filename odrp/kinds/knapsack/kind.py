@@ -75,6 +75,8 @@ def _kind(
         solvers=("highs", "cbc", "cpsat"),
         formulations=formulations,
         settings=KnapsackSettings,
+        starts=("greedy", "local_search"),
+        race=("textbook",),
     )
 
 
@@ -117,5 +119,6 @@ KINDS: tuple[ProblemKind, ...] = (
         formulations=FORMULATIONS,
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,
+        starts=("greedy", "storm_default", "rstorm", "local_search"),
     ),
 )

@@ -25,4 +25,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=LatencySettings,
+    starts=("storm_ras", "hill_climbing", "hybrid"),
 )

@@ -21,4 +21,5 @@ KIND = ProblemKind(
     size_label="servers",
     formulations=FORMULATIONS,
     default_generator="ba",
+    starts=("least_cost_map", "process_map2"),
 )

@@ -23,4 +23,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,
+    starts=("odrp_greedy", "odrp_tabu", "odrp_local_search"),
 )

@@ -37,4 +37,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=ThroughputSettings,
+    starts=("hetero_greedy", "storm_default", "rstorm", "storm_ras"),
 )
