@@ -141,3 +141,19 @@ def test_restricted_master_columns_cover_every_operator_once():
     assert sorted(i for g in groups for i in g) == list(range(inst.n_operators))
     assert groups[0] == data.items[0][:1]
     assert dataclasses.is_dataclass(data)
+
+
+def test_incumbents_and_bounds_leave_the_run_as_they_are_found():
+    """In a watched run the column generation reports its placements (evaluator-checked) and its bounds."""
+    from odrp.core import progress
+
+    inst = load(tiny(5, operators=6, supervisors=3, twins=True))
+    best, _ = brute_force(inst)
+    messages: list = []
+    with progress.watching(LATENCY.evaluate, inst, "min", messages.append):
+        colgen.solve(inst, LatencySettings(colgen=True), time_limit=None, mip_gap=1e-6)
+    incumbents = [payload[1] for what, payload in messages if what == "incumbent"]
+    bounds = [payload for what, payload in messages if what == "bound"]
+    assert incumbents and bounds
+    assert incumbents == sorted(incumbents, reverse=True) and incumbents[-1] >= best - 1e-9
+    assert bounds == sorted(bounds) and bounds[-1] <= best + 1e-9

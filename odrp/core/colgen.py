@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -234,12 +234,14 @@ def generate(
     settings: GenerationSettings = GenerationSettings(),
     upper: Sequence[int] | None = None,
     bound_by: float | None = None,
+    on_bound: Callable[[float], None] | None = None,
 ) -> Generation:
     """Column generation on ``master`` until the LP is proven optimal or ``deadline`` (perf_counter) passes.
 
     ``upper``: the most units of each item a new column may hold (default: the demands). ``bound_by``:
     a time (perf_counter) after which an exact round runs, for a bound, even while the heuristic
-    pricing still finds columns, if none has run yet.
+    pricing still finds columns, if none has run yet. ``on_bound``: called with every better
+    Lagrangian bound (the kind reports it as a bound of the problem, :mod:`odrp.core.progress`).
     """
     upper = list(master.demands) if upper is None else list(upper)
     best_bound, center = -math.inf, None
@@ -315,6 +317,8 @@ def generate(
             bound = master.lagrangian_bound(pi, mu, least)
             if bound > best_bound:
                 best_bound, center = bound, (pi, mu)
+                if on_bound is not None:
+                    on_bound(bound)
         if smoothed:  # every exact round moves the pricing closer to the LP's own duals
             alpha = max(0.0, alpha - 0.25)
         if not added:

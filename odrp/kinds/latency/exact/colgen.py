@@ -31,6 +31,8 @@ a MILP solved by HiGHS (highspy), one binary per unit x_{A,k} (k < b_A, ordered 
 one y in [0, 1] per unit pair of items joined by an edge (y <= x of both ends), the two capacity rows;
 its dual bound gives the least reduced cost when the time runs out.
 
+Every better placement and bound leaves the run as it is found (:mod:`odrp.core.progress`).
+
 **Primal**: the hybrid heuristic's placement (:func:`~odrp.kinds.latency.exact.classes.upper_bound`),
 then the restricted master as an integer program over the generated groups, whose partition gets the
 exact best labelling on the real supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`,
@@ -52,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from odrp.core import progress
 from odrp.core.budget import Budget
 from odrp.core.colgen import Column, Counts, GenerationSettings, Master, Pricing, dive, generate
 from odrp.core.exact import ExactOutcome, checked_start
@@ -387,6 +390,9 @@ def solve(
     solver = solver_version("highs")
     incumbent = upper_bound(inst, settings.incumbent_iterations)
     incumbent_from = "hybrid heuristic"
+    progress.bound(simple_bound(inst))
+    if incumbent is not None:
+        progress.incumbent(solution_json(inst, incumbent[1]), "hybrid heuristic")
     if warm_start is not None:
         score = checked_start(evaluate, inst, warm_start)
         placement = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
@@ -420,6 +426,7 @@ def solve(
             exact_time_limit=settings.colgen_exact_seconds,
         ),
         bound_by=bound_by,
+        on_bound=lambda value: progress.bound(max(value + data.constant, simple_bound(inst))),
     )
     bound = max(generation.bound + data.constant, simple_bound(inst))
     stats.update(
@@ -450,6 +457,7 @@ def solve(
         stats[f"{source}_score"] = score
         if incumbent is None or score < incumbent[0]:
             incumbent, incumbent_from = (score, p), source
+            progress.incumbent(solution_json(inst, p), f"column generation ({source})")
 
     # a dive (fix the largest column, price heuristically for the rest), then the restricted master IP
     clock = time.perf_counter()
