@@ -282,10 +282,12 @@ def generate(
 
         added = 0
         clock = time.perf_counter()
-        for t in range(master.k):
-            for duals in ((pi, mu), (pi_out, mu_out)) if smoothed else ((pi, mu),):
+        for duals in ((pi, mu), (pi_out, mu_out)) if smoothed else ((pi, mu),):
+            for t in range(master.k):
                 for counts in pricer.heuristic(t, duals[0], float(duals[1][t]), upper, starts.get(t, [])):
                     added += enter(t, counts)
+            if added:  # the LP's own duals only when the smoothed ones find nothing
+                break
         stats["heuristic_s"] += time.perf_counter() - clock
         stats["heuristic_columns"] += added
         if added and bound_by is not None and exact_rounds == 0 and time.perf_counter() >= bound_by:

@@ -25,8 +25,9 @@ plus the constant bounds F, and so s (s_lat >= 0), from below at every iteration
     s.t. sum_A c_A n_A <= C_t,  sum_A m_A n_A <= M_t,  0 <= n_A <= b_A
 
 and the reduced cost is w2 / N - mu_t - that maximum. Heuristically (:meth:`LatencyPricer.heuristic`):
-local search by adding, removing and swapping units, from every single item, from the groups of the
-LP solution and from perturbations of the best groups found. Exactly (:meth:`LatencyPricer.exact`):
+local search by adding, removing and swapping units, from the single items of largest potential
+gain, from the groups of the LP solution and from perturbations of the best groups found. Exactly
+(:meth:`LatencyPricer.exact`):
 a MILP solved by HiGHS (highspy), one binary per unit x_{A,k} (k < b_A, ordered x_{A,k} >= x_{A,k+1}),
 one y in [0, 1] per unit pair of items joined by an edge (y <= x of both ends), the two capacity rows;
 its dual bound gives the least reduced cost when the time runs out.
@@ -172,9 +173,9 @@ class LatencyPricer:
                 room_cpu, room_memory = cap_cpu - cpu, cap_memory - memory
                 can_add = (n < upper_units) & (d.cpu <= room_cpu) & (d.memory <= room_memory)
                 best_add = np.where(can_add, gain, -np.inf)
-                a = int(np.argmax(best_add))
+                a = int(best_add.argmax())
                 best_remove = np.where(n > 0, -gain, -np.inf)
-                r = int(np.argmax(best_remove))
+                r = int(best_remove.argmax())
                 if best_add[a] > 1e-12 and best_add[a] >= best_remove[r]:
                     n[a] += 1
                     cpu, memory = cpu + d.cpu[a], memory + d.memory[a]
@@ -197,7 +198,7 @@ class LatencyPricer:
                 )
                 ok[np.arange(len(inside)), inside] = False
                 swap = np.where(ok, swap, -np.inf)
-                flat = int(np.argmax(swap))
+                flat = int(swap.argmax())
                 row, b = divmod(flat, self.m)
                 if swap[row, b] <= 1e-12:
                     return
@@ -214,11 +215,12 @@ class LatencyPricer:
                 found[tuple(int(x) for x in n)] = threshold - value
 
         seeds = []
-        for a in range(self.m):
-            if upper_units[a] > 0 and d.cpu[a] <= cap_cpu and d.memory[a] <= cap_memory:
-                n = np.zeros(self.m, dtype=int)
-                n[a] = 1
-                seeds.append(n)
+        potential = pi + d.weight @ upper_units  # the most one unit of an item can gain
+        fitting = [a for a in range(self.m) if upper_units[a] > 0 and d.cpu[a] <= cap_cpu and d.memory[a] <= cap_memory]
+        for a in sorted(fitting, key=lambda a: -potential[a])[: self.settings.colgen_seeds]:
+            n = np.zeros(self.m, dtype=int)
+            n[a] = 1
+            seeds.append(n)
         for counts in starts:
             n = np.minimum(np.array(counts, dtype=int), upper_units)
             seeds.append(n)

@@ -73,10 +73,13 @@ class LatencySettings:
     """Wentges's smoothing factor at the start of the column generation (0: none)."""
     colgen_columns: int = field(default=20, metadata={"ge": 1})
     """Most columns a heuristic pricing of one type returns per round."""
+    colgen_seeds: int = field(default=10, metadata={"ge": 0})
+    """The heuristic pricing searches from this many single items (those of largest potential gain,
+    pi_A + sum_B W_AB b_B), besides the groups of the LP solution."""
     colgen_perturbed: int = field(default=5, metadata={"ge": 0})
     """How many of the best groups a heuristic pricing perturbs (a quarter of the units removed), then
     searches again from."""
-    colgen_perturbations: int = field(default=3, metadata={"ge": 0})
+    colgen_perturbations: int = field(default=2, metadata={"ge": 0})
     """Perturbations of each of those groups per round."""
     colgen_exact_seconds: float | None = field(default=5.0, metadata={"gt": 0})
     """Most seconds of one exact pricing (one type); its dual bound serves the Lagrangian bound when it
