@@ -290,15 +290,16 @@ def generate(
                 break
         stats["heuristic_s"] += time.perf_counter() - clock
         stats["heuristic_columns"] += added
-        if added and bound_by is not None and exact_rounds == 0 and time.perf_counter() >= bound_by:
-            added = 0  # no bound yet: the exact round below gives one (its columns enter too)
-        if added:
+        forced = bool(added) and bound_by is not None and exact_rounds == 0 and time.perf_counter() >= bound_by
+        if added and not forced:
             if len(master.columns) >= settings.max_columns:
                 return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
             continue
-        # exact pricing at the smoothed duals: columns and the Lagrangian bound
+        # exact pricing at the smoothed duals: columns and the Lagrangian bound (when the heuristic found
+        # nothing, or, once, when no bound exists by ``bound_by``)
         exact_rounds += 1
         clock = time.perf_counter()
+        heuristic_added = added
         least: list[float] = []
         for t in range(master.k):
             remaining = left()
@@ -314,7 +315,7 @@ def generate(
                 break
             least.append(priced.least_reduced_cost)
         stats["exact_s"] += time.perf_counter() - clock
-        stats["exact_columns"] += added
+        stats["exact_columns"] += added - heuristic_added
         if len(least) == master.k:
             bound = master.lagrangian_bound(pi, mu, least)
             if bound > best_bound:
@@ -323,6 +324,8 @@ def generate(
                     on_bound(bound)
         if smoothed:  # every exact round moves the pricing closer to the LP's own duals
             alpha = max(0.0, alpha - 0.25)
+        if forced:  # the heuristic's columns entered: go on generating
+            continue
         if not added:
             if len(least) < master.k:  # out of time, or a pricing that proved nothing
                 return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
