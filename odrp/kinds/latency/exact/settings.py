@@ -68,7 +68,8 @@ class LatencySettings:
     colgen_operators: int = field(default=48, metadata={"ge": 1})
     """``auto`` uses column generation from this many operators on (docs/methods/latency.md): the
     classes method proves T-R7 (42 operators) in about 20 s and the generated instances of 38
-    operators, and ends far from the optimum at 58 operators (tuning seeds 1001-1005)."""
+    operators; at 58 operators (tuning seeds 1001-1003, 60 s, load 13-16) it returned no placement on
+    two and a 53.6% gap on the third, where the column generation returned 33-48% gaps."""
     colgen_smoothing: float = field(default=0.5, metadata={"ge": 0, "le": 1})
     """Wentges's smoothing factor at the start of the column generation (0: none)."""
     colgen_columns: int = field(default=20, metadata={"ge": 1})
