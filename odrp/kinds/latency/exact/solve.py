@@ -1,16 +1,18 @@
-"""The exact latency method: ``auto`` (by supervisor classes or as one MILP, whichever applies) or ``textbook``.
+"""The exact latency method: ``auto`` (column generation, by supervisor classes or as one MILP) or ``textbook``.
 
 ``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
 is. ``auto``, the default, solves that MILP too when it is small (at most ``textbook_nonzeros``
 nonzeros by its closed-form size, unless the setting ``classes`` names a method or a warm start is
-given); otherwise it answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when
-the setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
-(:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm start is given; when a
-partition has too many labellings for that method it falls back to the one MILP. The one MILP is
-:func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
-first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the solver with the warm start,
-if any, as a MIP start; the hybrid heuristic's placement (the classes method's first incumbent) is
-its incumbent when the solver finds none better.
+given). From ``colgen_operators`` operators on (with HiGHS, a tie-break latency term and no warm
+start; the setting ``colgen`` overrides the choice) it answers by column generation
+(:mod:`odrp.kinds.latency.exact.colgen`). Otherwise it answers by supervisor classes
+(:mod:`odrp.kinds.latency.exact.classes`) when the setting ``classes`` asks for it, or, left at
+None, when the latency term is a tie-break (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`)
+and no warm start is given; when a partition has too many labellings for that method it falls back
+to the one MILP. The one MILP is :func:`odrp.kinds.latency.exact.model.build` with its triangle and
+knapsack tree rows separated first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the
+solver with the warm start, if any, as a MIP start; the hybrid heuristic's placement (the classes
+method's first incumbent) is its incumbent when the solver finds none better.
 
 Every model's size is estimated in closed form and checked against the memory budget
 (:func:`odrp.core.memory.check_model`) before it is built; the solver gets the time left after the
@@ -23,6 +25,7 @@ import dataclasses
 import time
 from typing import Any
 
+from odrp.core.errors import InputError
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
 from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
@@ -30,7 +33,7 @@ from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver
 from odrp.core.solvers import solve as run_solver
 from odrp.core.solvers.timing import solver_limit
 from odrp.kinds.latency.evaluator import evaluate
-from odrp.kinds.latency.exact import classes, textbook
+from odrp.kinds.latency.exact import classes, colgen, textbook
 from odrp.kinds.latency.exact.model import assignment, build, estimated_size, set_start
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
@@ -60,12 +63,19 @@ def solve(
     textbook_size = textbook.size(inst)
     # auto's own choice; a warm start goes to the one MILP, whose MIP start CBC 2.10 accepts where its
     # preprocessing rejects the textbook model's (coin-or/Cbc#282)
-    small = settings.classes is None and warm_start is None and textbook_size[2] <= settings.textbook_nonzeros
+    small = (
+        settings.classes is None
+        and settings.colgen is None
+        and warm_start is None
+        and textbook_size[2] <= settings.textbook_nonzeros
+    )
     if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook latency MILP")
         outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
+    if use_colgen(inst, settings, solver, warm_start):
+        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there
@@ -76,6 +86,24 @@ def solve(
         except classes.TooManyGroups:  # a partition with too many labellings: the one MILP
             settings = dataclasses.replace(settings, classes=False)
     return solve_one_model(inst, solver, time_limit, mip_gap, warm_start, settings)
+
+
+def use_colgen(
+    inst: LatencyInstance, settings: LatencySettings, solver: str, warm_start: dict[str, Any] | None
+) -> bool:
+    """``auto``'s choice of the column generation (the setting ``colgen``; None: by size, for HiGHS,
+    when the latency term is a tie-break, no warm start is given and ``classes`` is left at None)."""
+    if settings.colgen is not None:
+        if settings.colgen and solver != "highs":
+            raise InputError("command line", "--param colgen", f"HiGHS as the solver (got {solver!r})")
+        return settings.colgen
+    return (
+        solver == "highs"
+        and settings.classes is None
+        and warm_start is None
+        and inst.n_operators >= settings.colgen_operators
+        and classes.latency_is_tie_break(inst)
+    )
 
 
 def solve_textbook(
