@@ -22,12 +22,14 @@ estimated hand-over (:mod:`odrp.core.solvers.timing`).
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from typing import Any
 
 from odrp.core.errors import InputError
-from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
+from odrp.core.exact import ExactOutcome, best_outcome, checked_start, model_size, warm_start_stats
 from odrp.core.memory import check_model
+from odrp.core.race import race
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
@@ -51,8 +53,13 @@ def solve(
     warm_start: dict[str, Any] | None = None,
     settings: LatencySettings | None = None,
     formulation: str = DEFAULT_FORMULATION,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
+
+    ``threads``: with two or more (None: this machine's cores), the column generation races the classes
+    method (one process each, :mod:`odrp.core.race`), and the answer is the better incumbent with the
+    better bound of the two (:func:`odrp.core.exact.best_outcome`).
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
@@ -75,6 +82,9 @@ def solve(
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
     if use_colgen(inst, settings, solver, warm_start):
+        cores = threads if threads is not None else len(os.sched_getaffinity(0))
+        if settings.race_classes and cores >= 2 and settings.classes is None:
+            return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
         return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
@@ -86,6 +96,33 @@ def solve(
         except classes.TooManyGroups:  # a partition with too many labellings: the one MILP
             settings = dataclasses.replace(settings, classes=False)
     return solve_one_model(inst, solver, time_limit, mip_gap, warm_start, settings)
+
+
+def _colgen_and_classes(
+    inst: LatencyInstance, settings: LatencySettings, solver: str, time_limit: float | None, mip_gap: float
+) -> ExactOutcome:
+    """The column generation and the classes method at once, one process each: the better incumbent and the
+    better bound (their bounds differ in kind: the set-partitioning master's Lagrangian bound, the least LP
+    bound of the multisets left; at 58 operators either may be the higher)."""
+
+    def by_classes() -> ExactOutcome:
+        try:
+            return classes.solve(inst, settings, solver, time_limit, mip_gap)
+        except classes.TooManyGroups:
+            one_model = dataclasses.replace(settings, classes=False)
+            return solve_one_model(inst, solver, time_limit, mip_gap, None, one_model)
+
+    outcomes = race(
+        [lambda: colgen.solve(inst, settings, time_limit, mip_gap), by_classes],
+        decided=lambda o: o.run.status in ("optimal", "infeasible"),
+        time_limit=time_limit,
+    )
+    answered = [o for o in outcomes if isinstance(o, ExactOutcome)]
+    if not answered:
+        raise next((o for o in outcomes if isinstance(o, BaseException)), RuntimeError("both methods died"))
+    combined = best_outcome(answered, "min", mip_gap)
+    combined.stats["method"] = "colgen and classes, raced"
+    return combined
 
 
 def use_colgen(
