@@ -60,7 +60,6 @@ import glob
 import hashlib
 import inspect
 import itertools
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -70,6 +69,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
+from odrp.core.canonical import canonical_json, normalise
+from odrp.core.canonical import instance_sha256 as instance_sha256  # where the bench modules and tests find it
 from odrp.core.errors import InputError, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
@@ -202,21 +203,6 @@ class Grid:
 # ------------------------------------------------------------------------------------- the ids
 
 
-def normalise(value: Any) -> Any:
-    """Integral floats become ints (recursively), so equal numbers give equal ids."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {str(k): normalise(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [normalise(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:16]
 
@@ -234,11 +220,6 @@ def generated_instance_id(problem: str, generator: str, params: dict[str, Any], 
 def file_instance_id(problem: str, data: Any) -> str:
     """The id of an instance read from a file, from the file's content (as canonical JSON)."""
     return f"{_safe(problem)}-file-{_digest(data)}"
-
-
-def instance_sha256(data: Any) -> str:
-    """SHA-256 of an instance's canonical JSON (recorded with every row of the dataset)."""
-    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
 # ------------------------------------------------------------------------------------- loading
@@ -361,11 +342,9 @@ def _external(method: str, file: Path, base: Path) -> ExternalSolution:
 
     relative = os.path.relpath(file, base)
     try:
-        if file.stat().st_size > MAX_FILE_BYTES:
-            return ExternalSolution(method, relative, None, f"a file of at most {MAX_FILE_BYTES // 1024**2} MB")
-        return ExternalSolution(method, relative, file.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        return ExternalSolution(method, relative, None, f"a readable UTF-8 file ({type(error).__name__})")
+        return ExternalSolution(method, relative, read_text(file, "UTF-8 file", MAX_FILE_BYTES))
+    except InputError as error:  # no regular file, too large, unreadable: an error row of its run
+        return ExternalSolution(method, relative, None, error.expected)
 
 
 def _tasks(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from odrp.core.errors import InputError
 from odrp.core.result import Sense
 from odrp.core.taskview import TaskViewAdapter
+
+if TYPE_CHECKING:
+    from odrp.core.modelfile import Writable
 
 Spec = TypeVar("Spec", bound=BaseModel)
 
@@ -29,7 +32,12 @@ class ProblemKind:
     - ``size(instance)``: one number for "gap against instance size" (documented per kind);
     - ``taskview``: how Storm's schedulers see the kind, when they apply to it;
     - ``default_solver``: the solver ``--method exact`` uses when none is named (chosen per kind by
-      measurement; one of ``solvers``).
+      measurement; one of ``solvers``);
+    - ``models(instance, formulation, settings, params)``: the one MILP that ``formulation`` solves on
+      the instance, to be written as a file (:class:`odrp.core.modelfile.Writable`: a builder and a
+      decoder from variable values to the kind's solution JSON), or :class:`odrp.core.modelfile.NoModel`
+      when the formulation is a search; ``settings`` as for ``exact``, ``params`` what the model needs
+      besides (the throughput kind's rate ``rho``). None: the kind writes no model.
     """
 
     name: str
@@ -48,6 +56,7 @@ class ProblemKind:
     default_generator: str = "random"
     taskview: TaskViewAdapter | None = None
     settings: type | None = None
+    models: Callable[..., Writable] | None = None
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method, settings."""
+"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method,
+settings, model files."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.exact.solve import FORMULATIONS, solve
+from odrp.kinds.replication.exact.writable import models
 from odrp.kinds.replication.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
@@ -23,4 +25,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,
+    models=models,
 )
