@@ -251,8 +251,20 @@ def write(writable: Writable, path: str | Path) -> dict[str, Column]:
     return columns
 
 
+def _matrix(spec: MatrixSpec) -> tuple[Matrix, list[str], dict[str, Column]]:
+    """The matrix model, its column names (sanitised, unique) and its columns by name."""
+    matrix, given, meanings = spec.build()
+    used: set[str] = set()
+    names = [_unique(sanitise(name), used) for name in given]
+    columns = {
+        name: Column(float(matrix.lower[j]), float(matrix.upper[j]), bool(matrix.integer[j]), meanings[j])
+        for j, name in enumerate(names)
+    }
+    return matrix, names, columns
+
+
 def _write_matrix(spec: MatrixSpec, path: str | Path) -> dict[str, Column]:
-    matrix, names, meanings = spec.build()
+    matrix, names, columns = _matrix(spec)
     highs = matrix.to_highs()
     for j, name in enumerate(names):
         highs.passColName(j, name)
@@ -261,10 +273,7 @@ def _write_matrix(spec: MatrixSpec, path: str | Path) -> dict[str, Column]:
     status = highs.writeModel(str(path))
     if str(status) not in ("HighsStatus.kOk", "HighsStatus.kWarning"):
         raise OSError(f"HiGHS could not write {path} ({status})")
-    return {
-        name: Column(float(matrix.lower[j]), float(matrix.upper[j]), bool(matrix.integer[j]), meanings[j])
-        for j, name in enumerate(names)
-    }
+    return columns
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -286,7 +295,7 @@ def decode(writable: Writable, values: Mapping[str, float], source: str) -> dict
     by the caller against the map); ``source`` names the solution file in errors."""
     spec = writable.model
     if isinstance(spec, MatrixSpec):
-        _, names, _ = spec.build()
+        _, names, _ = _matrix(spec)
         return spec.decode([float(values.get(name, 0.0)) for name in names])
     model = (spec.reread or spec.build)()
     for name, var in variable_names(model, spec).items():
@@ -301,11 +310,7 @@ def columns_of(writable: Writable) -> dict[str, Column]:
     """The columns of the model by name, as a file would list them (without writing it): every free variable."""
     spec = writable.model
     if isinstance(spec, MatrixSpec):
-        matrix, names, meanings = spec.build()
-        return {
-            name: Column(float(matrix.lower[j]), float(matrix.upper[j]), bool(matrix.integer[j]), meanings[j])
-            for j, name in enumerate(names)
-        }
+        return _matrix(spec)[2]
     model = (spec.reread or spec.build)()
     out = {}
     for name, var in variable_names(model, spec).items():

@@ -26,6 +26,7 @@ from odrp.kinds.knapsack.evaluator import (
 )
 from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.exact.solve import solve
+from odrp.kinds.knapsack.exact.writable import models
 from odrp.kinds.knapsack.instance import (
     GapSpec,
     KpSpec,
@@ -75,6 +76,7 @@ def _kind(
         solvers=("highs", "cbc", "cpsat"),
         formulations=formulations,
         settings=KnapsackSettings,
+        models=models,
     )
 
 
@@ -117,5 +119,6 @@ KINDS: tuple[ProblemKind, ...] = (
         formulations=FORMULATIONS,
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,
+        models=models,
     ),
 )

@@ -8,6 +8,7 @@ from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
 from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.exact.solve import FORMULATIONS, solve
+from odrp.kinds.latency.exact.writable import models
 from odrp.kinds.latency.instance import NAME, SENSE, load, schema
 from odrp.kinds.latency.taskview import task_solution, task_view
 
@@ -25,4 +26,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=LatencySettings,
+    models=models,
 )

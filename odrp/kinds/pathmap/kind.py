@@ -6,6 +6,7 @@ from odrp.core.kind import ProblemKind
 from odrp.kinds.pathmap import generators
 from odrp.kinds.pathmap.evaluator import evaluate
 from odrp.kinds.pathmap.exact.solve import FORMULATIONS, solve
+from odrp.kinds.pathmap.exact.writable import models
 from odrp.kinds.pathmap.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
@@ -21,4 +22,5 @@ KIND = ProblemKind(
     size_label="servers",
     formulations=FORMULATIONS,
     default_generator="ba",
+    models=models,
 )

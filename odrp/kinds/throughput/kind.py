@@ -8,6 +8,7 @@ from odrp.kinds.throughput import generators
 from odrp.kinds.throughput.evaluator import evaluate
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.exact.solve import FORMULATIONS, solve
+from odrp.kinds.throughput.exact.writable import models
 from odrp.kinds.throughput.instance import NAME, SENSE, ThroughputInstance, load, schema
 from odrp.kinds.throughput.taskview import task_solution, task_view
 
@@ -37,4 +38,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=ThroughputSettings,
+    models=models,
 )
