@@ -353,6 +353,7 @@ def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
 def _evaluate_model_solution(args: argparse.Namespace) -> int:
     """``evaluate FILE --model-solution SOL [--map MAP]``: the solution mapped through the map, then judged."""
     require_regular(args.model_solution, "solution file")
+    from odrp.core.canonical import instance_sha256
     from odrp.io import parse_instance, read_json
     from odrp.models import judged, map_path, model_solution, read_map, read_model_solution
 
@@ -366,7 +367,8 @@ def _evaluate_model_solution(args: argparse.Namespace) -> int:
     kind, instance = parse_instance(data, args.file)
     record = read_map(map_file)
     text = read_model_solution(args.model_solution)
-    solution, values = model_solution(kind, instance, data, text, args.model_solution, record, map_file, args.file)
+    digest = instance_sha256(data)
+    solution, values = model_solution(kind, instance, digest, text, args.model_solution, record, map_file, args.file)
     files = {"model_solution": args.model_solution, "map": map_file}
     result = judged(kind, instance, solution, values, method="model solution", record=record, files=files)
     evaluation = kind.evaluate(instance, solution, args.model_solution)

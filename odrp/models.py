@@ -143,7 +143,7 @@ def read_model_solution(path: str | Path) -> str:
     return read_text(path, "solution file", MAX_FILE_BYTES)
 
 
-def _checked_map(record: Any, source: str, kind: ProblemKind, data: dict[str, Any], instance_source: str) -> None:
+def _checked_map(record: Any, source: str, kind: ProblemKind, digest: str, instance_source: str) -> None:
     require(isinstance(record, dict), source, "", "a model map (a JSON object written by odrp model)")
     require(record.get("format") == MAP_FORMAT, source, "format", f"{MAP_FORMAT!r} (a map written by odrp model)")
     require(
@@ -152,7 +152,6 @@ def _checked_map(record: Any, source: str, kind: ProblemKind, data: dict[str, An
         "kind",
         f"{kind.name!r}, the kind of {instance_source}, got {str(record.get('kind'))[:40]!r}",
     )
-    digest = instance_sha256(data)
     given = record.get("instance", {}).get("sha256") if isinstance(record.get("instance"), dict) else None
     require(
         given == digest,
@@ -175,7 +174,7 @@ def _checked_map(record: Any, source: str, kind: ProblemKind, data: dict[str, An
 def model_solution(
     kind: ProblemKind,
     instance: Any,
-    data: dict[str, Any],
+    digest: str,
     text: str,
     source: str,
     record: Any,
@@ -183,8 +182,9 @@ def model_solution(
     instance_source: str = "the instance",
 ) -> tuple[dict[str, Any], solfile.SolutionValues]:
     """The kind's solution JSON of a solver's solution (its file's ``text``, read from ``source``) of the
-    model that the map ``record`` (read from ``map_source``) describes; bad input raises :class:`InputError`."""
-    _checked_map(record, map_source, kind, data, instance_source)
+    model that the map ``record`` (read from ``map_source``) describes, for the instance whose canonical JSON
+    has the SHA-256 ``digest``; bad input raises :class:`InputError`."""
+    _checked_map(record, map_source, kind, digest, instance_source)
     values = solfile.parse(text, source)
     try:
         model = writable(
