@@ -164,6 +164,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    require_regular(args.file, "JSON file")  # before the imports below, which take seconds on a busy machine
+    if args.warm_start is not None and os.path.lexists(args.warm_start):
+        require_regular(args.warm_start, "JSON file")
     from odrp.core.limits import MemoryLimitExceeded, MethodDied
     from odrp.core.solvers import DEFAULT_MIP_GAP
     from odrp.core.solvers.run import solver_log
@@ -172,9 +175,6 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.run import UnknownMethod, run_within_limits
 
     _check_numbers(args)
-    require_regular(args.file, "JSON file")
-    if args.warm_start is not None and os.path.lexists(args.warm_start):
-        require_regular(args.warm_start, "JSON file")
     kind, instance = load_instance(args.file)
     if not args.log:  # Pyomo logs a failing rule before raising; the error line says it once
         logging.getLogger("pyomo").setLevel(logging.CRITICAL)

@@ -18,6 +18,7 @@ import pytest
 import odrp
 from odrp.cli import main
 from odrp.core import solfile
+from odrp.core.errors import InputError
 from odrp.core.solvers.cbc import cbc_executable
 from tests.bruteforce import odrp_optimum
 from tests.knapsack_bruteforce import optimum as knapsack_optimum
@@ -314,3 +315,42 @@ def test_bad_model_arguments(tmp_path, capfd):
     ):
         code, _, err = cli(capfd, "model", str(instance), *args)
         assert code == 2 and named in one_line_error(err), args
+
+
+def test_a_grid_scores_model_solutions_against_the_optimum(tmp_path, capfd):
+    """A study's ``solutions:`` with ``map:``: each solver's solution read back through its instance's map."""
+    from odrp.bench.grid import load_grid
+    from odrp.bench.task import run_instance
+
+    for folder in ("instances", "models", "sols"):
+        (tmp_path / folder).mkdir()
+    optimum = {}
+    for name, seed in (("a", 1), ("b", 2), ("c", 3)):
+        data = odrp.generate("kp", seed=seed, items=6)
+        (tmp_path / "instances" / f"{name}.json").write_text(json.dumps(data))
+        optimum[name] = knapsack_optimum("kp", odrp.load(data).compiled)
+        model = tmp_path / "models" / f"{name}.mps"
+        assert cli(capfd, "model", str(tmp_path / "instances" / f"{name}.json"), "--out", str(model))[0] == 0
+    highs_solve(tmp_path / "models" / "a.mps", tmp_path / "sols" / "a.sol")  # the optimum
+    record = json.loads((tmp_path / "models" / "b.map.json").read_text())
+    everything = {name: 1.0 for name in record["variables"]}  # every item in: over the capacity
+    (tmp_path / "sols" / "b.json").write_text(json.dumps(everything))
+    (tmp_path / "sols" / "c.sol").write_text("Optimal - objective value 1\n      0 nobody 1 0\n")  # malformed
+    grid = tmp_path / "grid.yaml"
+    source = "{method: elsewhere, path: sols/*, map: models/*.map.json}"
+    grid.write_text(f"studies:\n  - {{name: kp, problem: kp, instances: instances/*.json, solutions: {source}}}\n")
+    rows = {}
+    for task in load_grid(grid).tasks:
+        stem = Path(str(task.file)).stem
+        done = run_instance(task)["rows"]
+        (row,) = [r for r in done if r["method"] == "elsewhere"]
+        rows[stem] = (row, next(r for r in done if r["method"] == "exact"))
+    (a, exact_a), (b, _), (c, _) = rows["a"], rows["b"], rows["c"]
+    assert a["verified"] and a["objective"] == pytest.approx(optimum["a"]) and a["gap"] == pytest.approx(0, abs=1e-9)
+    assert a["method_stats"]["map"] == "models/a.map.json" and exact_a["objective"] == pytest.approx(optimum["a"])
+    assert b["status"] == "no_solution" and not b["verified"] and "capacity" in b["message"]
+    assert c["status"] == "error" and "nobody" in c["message"] and "c.sol" in c["message"]
+    # a solution without a map of its instance is bad input when the grid is loaded
+    (tmp_path / "models" / "c.map.json").unlink()
+    with pytest.raises(InputError, match=r"studies\[0\]\.solutions\[0\]\.map: a map for every solution file"):
+        load_grid(grid)
