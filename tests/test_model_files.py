@@ -26,9 +26,13 @@ from tests.knapsack_bruteforce import optimum as knapsack_optimum
 CBC = cbc_executable()
 
 #: kind -> (generator parameters of a tiny instance, the formulations that are one MILP, extra cases
-#: of (formulation, --param options))
+#: of (formulation, --param options, the formulation written))
 CASES = {
-    "odrp": ({"operators": 3, "nodes": 2}, ["auto", "textbook", "compact"], [("auto", ["textbook_nonzeros=0"])]),
+    "odrp": (
+        {"operators": 3, "nodes": 2},
+        ["auto", "textbook", "compact"],
+        [("auto", ["textbook_nonzeros=0"], "compact"), ("compact", ["response_model=false"], "compact")],
+    ),
     "kp": ({"items": 6}, ["auto", "textbook", "compact"], []),
     "mkp": ({"items": 6, "knapsacks": 2}, ["auto", "textbook", "compact", "patterns"], []),
     "gap": ({"agents": 3, "jobs": 6}, ["auto", "textbook", "compact", "patterns"], []),
@@ -43,7 +47,7 @@ CASES = {
     "latency": (
         {"operations": 3, "load": 0.2},
         ["auto", "textbook"],
-        [("auto", ["textbook_nonzeros=0", "classes=false"])],  # the one MILP with its separated rows
+        [("auto", ["textbook_nonzeros=0", "classes=false"], "auto")],  # the one MILP with its separated rows
     ),
     "pathmap": ({"servers": 10, "components": 3}, ["auto", "textbook"], []),
 }
@@ -111,7 +115,7 @@ def test_every_one_milp_model_solved_from_its_file_gives_the_optimum(kind, tmp_p
     params, formulations, extra = CASES[kind]
     instance, data = make_instance(tmp_path, kind, params)
     best = independent_optimum(kind, data)
-    for formulation, options in [(f, []) for f in formulations] + extra:
+    for formulation, options, expected in [(f, [], None) for f in formulations] + extra:
         stem = f"{formulation}{len(options)}"
         model = tmp_path / f"{stem}.mps"
         args = ["model", str(instance), "--formulation", formulation, "--out", str(model)]
@@ -119,6 +123,7 @@ def test_every_one_milp_model_solved_from_its_file_gives_the_optimum(kind, tmp_p
         assert (code, err) == (0, ""), err
         written = json.loads(out)
         assert written["note"]  # which model and why
+        assert expected is None or written["formulation"] == expected, written
         record = json.loads((tmp_path / f"{stem}.map.json").read_text())
         assert (
             record["kind"] == kind
@@ -354,3 +359,12 @@ def test_a_grid_scores_model_solutions_against_the_optimum(tmp_path, capfd):
     (tmp_path / "models" / "c.map.json").unlink()
     with pytest.raises(InputError, match=r"studies\[0\]\.solutions\[0\]\.map: a map for every solution file"):
         load_grid(grid)
+
+
+def test_the_odrp_response_time_model_is_what_compact_writes_when_only_response_time_weighs(tmp_path, capfd):
+    instance, data = make_instance(tmp_path, "odrp", {"operators": 3, "nodes": 2, "weights_profile": "response_time"})
+    code, out, _ = cli(capfd, "model", str(instance), "--formulation", "compact", "--out", str(tmp_path / "m.mps"))
+    assert code == 0 and "the response-time model" in out
+    assert highs_solve(tmp_path / "m.mps", tmp_path / "m.sol")[0] == "Optimal"
+    back = evaluate(capfd, instance, tmp_path / "m.sol")
+    assert back["verified"] and back["objective"] == pytest.approx(odrp_optimum(odrp.load(data).compiled)[0])

@@ -111,7 +111,7 @@ def _counts_names(family: Family) -> dict[str, Any]:
     classes = [_class_name(members) for members in family.classes]
     return {
         "n": (classes, family.knapsacks),
-        "overload": (None, family.knapsacks),
+        "overload": (list(family.dimensions) or None, family.knapsacks),
         "group_count": (classes, None),
     }
 
