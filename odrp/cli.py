@@ -1,4 +1,4 @@
-"""The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report, dataset.
+"""The ``odrp`` command: solve, model, evaluate, generate, import, methods, schema, bench, report, dataset.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
 expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout. Without it,
@@ -6,7 +6,9 @@ expected, and exits with code 2. ``--json`` prints exactly one JSON object on st
 solution, ``solve --json`` prints it within the Result.
 
 Each verb imports the layers it uses when it runs, so that ``odrp --help`` and a mistyped option
-answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more.
+answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more. For the same
+reason each verb checks its file arguments first (:func:`odrp.core.errors.require_regular`): a FIFO or a
+device is one line at once, before anything is imported or read.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from odrp import __version__
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, require_regular
 from odrp.core.generator import flag as parameter_flag
 from odrp.core.generator import split_parameter
 
@@ -111,9 +113,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
     p.set_defaults(handler=_solve)
 
+    p = sub.add_parser("model", help="write the exact model of an instance as an MPS or LP file, with a map")
+    p.add_argument("file", help="instance JSON")
+    p.add_argument("--out", required=True, metavar="MODEL.mps|MODEL.lp", help="the model file (format by extension)")
+    p.add_argument(
+        "--formulation",
+        default="auto",
+        help="auto (default: the one model auto solves, else the textbook model), textbook, or another one-MILP "
+        "formulation of the kind",
+    )
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an exact-method option")
+    p.add_argument("--rho", type=float, default=None, metavar="R", help="throughput textbook: the rate of P(rho)")
+    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+    p.set_defaults(handler=_model)
+
     p = sub.add_parser("evaluate", help="re-score a solution with the problem's evaluator")
     p.add_argument("file", help="instance JSON")
-    p.add_argument("solution", help="solution JSON (or a Result JSON from `odrp solve --json`)")
+    p.add_argument("solution", nargs="?", help="solution JSON (or a Result JSON from `odrp solve --json`)")
+    p.add_argument(
+        "--model-solution",
+        default=None,
+        metavar="SOL",
+        help="a solver's solution of a model written by `odrp model` (HiGHS, CBC, SCIP, Gurobi .sol; JSON; CSV)",
+    )
+    p.add_argument("--map", default=None, metavar="MODEL.map.json", help="with --model-solution (default: beside SOL)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_evaluate)
 
@@ -155,6 +178,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    require_regular(args.file, "JSON file")  # before the imports below, which take seconds on a busy machine
+    if args.warm_start is not None and os.path.lexists(args.warm_start):
+        require_regular(args.warm_start, "JSON file")
     from odrp.core.limits import MemoryLimitExceeded, MethodDied
     from odrp.core.solvers import DEFAULT_MIP_GAP
     from odrp.core.solvers.run import solver_log
@@ -306,6 +332,14 @@ def _short(value: Any) -> str:
 
 
 def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
+    if (args.solution is None) == (args.model_solution is None):
+        raise InputError("command line", "SOLUTION", "a solution JSON or --model-solution SOL (one of the two)")
+    if args.map is not None and args.model_solution is None:
+        raise InputError("command line", "--map", "--model-solution SOL too (the map is that of a model's solution)")
+    require_regular(args.file, "JSON file")
+    if args.model_solution is not None:
+        return _evaluate_model_solution(args)
+    require_regular(args.solution, "JSON file")
     from odrp.io import load_instance, read_solution
 
     kind, instance = load_instance(args.file)
@@ -326,6 +360,102 @@ def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
         rows.update(out["metrics"])
         rows["violations"] = "; ".join(out["violations"]) or "none"
         _print_table(f"{out['problem']} / {out['instance']} / evaluation of {args.solution}", rows)
+    return 0
+
+
+def _evaluate_model_solution(args: argparse.Namespace) -> int:
+    """``evaluate FILE --model-solution SOL [--map MAP]``: the solution mapped through the map, then judged."""
+    require_regular(args.model_solution, "solution file")
+    from odrp.core.canonical import instance_sha256
+    from odrp.io import parse_instance, read_json
+    from odrp.models import judged, map_path, model_solution, read_map, read_model_solution
+
+    map_file = args.map
+    if map_file is None:
+        map_file = str(map_path(args.model_solution))
+        if not os.path.lexists(map_file):
+            expected = f"the map of the model (odrp model writes MODEL.map.json beside MODEL.mps); no {map_file}"
+            raise InputError("command line", "--map", expected)
+    data = read_json(args.file)
+    kind, instance = parse_instance(data, args.file)
+    record = read_map(map_file)
+    text = read_model_solution(args.model_solution)
+    digest = instance_sha256(data)
+    solution, values = model_solution(kind, instance, digest, text, args.model_solution, record, map_file, args.file)
+    files = {"model_solution": args.model_solution, "map": map_file}
+    result = judged(kind, instance, solution, values, method="model solution", record=record, files=files)
+    evaluation = kind.evaluate(instance, solution, args.model_solution)
+    violation = evaluation.violations[0] if evaluation.violations else None
+    out = {
+        "problem": kind.name,
+        "instance": result.instance,
+        "formulation": record["formulation"],
+        "format": values.format,
+        "verified": result.verified,
+        "objective": evaluation.objective if evaluation.feasible else None,
+        "model_objective": values.objective,
+        "violation": violation,
+        "violations": evaluation.violations,
+        "metrics": evaluation.metrics,
+        "solution": solution,
+    }
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+        return 0
+    rows = {key: out[key] for key in ("verified", "objective", "model_objective", "formulation", "format")}
+    rows.update(out["metrics"])
+    _print_table(f"{kind.name} / {result.instance} / {args.model_solution}", rows, solution)
+    if violation is not None:
+        print(f"verified: false: {violation}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------- model
+
+
+def _model(args: argparse.Namespace, _extra: list[str]) -> int:
+    """``model FILE --out MODEL.mps|.lp``: the one MILP of a formulation, written with its map."""
+    require_regular(args.file, "JSON file")
+    if args.rho is not None and not (math.isfinite(args.rho) and args.rho >= 0):
+        raise InputError("command line", "--rho", f"a rate >= 0, got {args.rho!r}")
+    from odrp.core.modelfile import model_format
+
+    model_format(args.out)
+    target = Path(args.out)
+    if target.is_dir() or not target.parent.is_dir():
+        raise InputError("command line", "--out", f"a file path in an existing folder, got {args.out!r}")
+    from odrp.io import parse_instance, read_json
+    from odrp.models import NoModel, write_model
+
+    logging.getLogger("pyomo").setLevel(logging.CRITICAL)
+    data = read_json(args.file)
+    kind, instance = parse_instance(data, args.file)
+    try:
+        written = write_model(
+            kind,
+            instance,
+            data,
+            args.out,
+            formulation=args.formulation,
+            options=_method_params(args.param),
+            rho=args.rho,
+            source=args.file,
+        )
+    except NoModel as error:
+        raise InputError(args.file, f"--formulation {args.formulation}", str(error)) from None
+    except OSError as error:
+        raise InputError("command line", "--out", f"a writable file path, got {args.out!r} ({error})") from None
+    if args.json:
+        print(json.dumps(dataclasses.asdict(written)))
+        return 0
+    print(f"{written.path}: {written.formulation} formulation, {written.variables} variables ({written.sense}): ")
+    print(f"  {written.note}")
+    print(f"map: {written.map_path}")
+    sol = str(Path(args.out).with_suffix(".sol"))
+    cbc_sense = " -max" if written.sense == "max" else ""
+    print(f"solve it elsewhere, e.g.: highs {args.out} --solution_file {sol}")
+    print(f"                      or: cbc {args.out}{cbc_sense} -solve -solu {sol}")
+    print(f"then: odrp evaluate {args.file} --model-solution {sol}")
     return 0
 
 
@@ -518,6 +648,7 @@ def _add_bench(sub: Any) -> None:
 
 
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
+    require_regular(args.grid, "YAML file")
     if args.dry_run:
         return _dry_run(args)
     from odrp.bench.runner import bench

@@ -126,7 +126,7 @@ def test_the_export_ships_the_plugin_models_citation_and_licence(made):
     assert "plugins/lab_heuristics.py" in (dest / "SHA256SUMS").read_text()
     sheet = (dest / "README.md").read_text()
     for kind in ("kp", "gap"):
-        assert f"### `{kind}`" in sheet and KINDS[kind].model.strip() in sheet
+        assert f"### `{kind}`" in sheet and KINDS[kind].model_markdown.strip() in sheet
         assert f"Solution: `{KINDS[kind].solution_format}`" in sheet
     assert "### `odrp`" not in sheet  # only the kinds it holds
     assert "licensed under CC0-1.0" in sheet  # the grid's licence: key

@@ -127,7 +127,7 @@ def test_the_page_shows_the_model_and_solution_format_the_kind_declares(kind):
     """One source: the kind's models/<kind>.md is what its page includes and an export's datasheet prints."""
     entry, text = KINDS[kind], page_of(kind)
     package = entry.exact.__module__.split(".")[2]  # odrp.kinds.<package>.exact.solve
-    assert entry.model.strip() and f'--8<-- "odrp/kinds/{package}/models/{kind}.md"' in text
+    assert entry.model_markdown.strip() and f'--8<-- "odrp/kinds/{package}/models/{kind}.md"' in text
     assert f"`{entry.solution_format}`" in text
 
 

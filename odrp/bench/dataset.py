@@ -42,7 +42,7 @@ of older datasets is decoded too).
 
 **Instances.** Every instance that could be built is stored as it was solved, in the kind's
 documented JSON format, written as its canonical JSON (keys sorted, integral floats as integers, no
-spaces: :func:`odrp.bench.grid.canonical_json`), so the file's SHA-256 is the ``instance_sha256`` of
+spaces: :func:`odrp.core.canonical.canonical_json`), so the file's SHA-256 is the ``instance_sha256`` of
 its rows. The instance file is written before its rows file, and the rows file's record names it
 (``instance: {file, sha256}``): a dataset can be handed on without the generators that made it
 (``odrp dataset export``, :mod:`odrp.bench.export`). Records written before instances were stored
@@ -76,6 +76,7 @@ import json
 import math
 import os
 import platform
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -87,7 +88,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import odrp
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, read_bytes, read_text
 
 FORMAT = "odrp-bench/1"
 ROWS = "rows"
@@ -390,7 +391,11 @@ def journal(out: str | Path) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     if not path.exists() or path.is_symlink():
         return entries
-    for line in path.read_text(errors="replace").splitlines():
+    try:
+        text = read_bytes(path, "journal").decode("utf-8", errors="replace")
+    except InputError:  # no regular file: no journal
+        return entries
+    for line in text.splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
@@ -583,8 +588,14 @@ def machine() -> dict[str, Any]:
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed)."""
-    return _sha256_fd(os.open(path, os.O_RDONLY | os.O_NOFOLLOW))[0]
+    """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed; so does a FIFO or a
+    device, opened without blocking and refused before it is read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return _sha256_fd(fd)[0]
 
 
 class CorruptManifest(InputError):
@@ -599,8 +610,10 @@ def read_manifest(out: str | Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        data = json.loads(read_text(path, "JSON file"))
+    except InputError as error:  # a FIFO or a device in its place, or unreadable
+        raise CorruptManifest(error.source, error.field, error.expected) from None
+    except (json.JSONDecodeError, RecursionError) as error:
         raise CorruptManifest(str(path), "", f"valid JSON ({str(error)[:200]})") from None
     problem = _manifest_problem(data)
     if problem:

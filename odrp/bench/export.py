@@ -56,7 +56,7 @@ import yaml
 from odrp.bench import dataset, verify
 from odrp.bench.provenance import PLUGINS
 from odrp.bench.verify import SUMS
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, read_bytes, read_text
 from odrp.core.result import VERIFY_RTOL, agrees
 from odrp.registry import KINDS, heuristics, load_plugins
 
@@ -228,7 +228,7 @@ def _instance_files(out: Path, frame: Any) -> dict[str, bytes]:
                 "the instance file of its rows (datasets written before odrp bench stored instances cannot be "
                 "exported: run the grid again into a new --out)",
             )
-        data = path.read_bytes()
+        data = read_bytes(path, "instance file")
         if hashlib.sha256(data).hexdigest() != digest:
             raise InputError(str(path), "", f"the instance its rows were computed on (SHA-256 {digest[:16]}...)")
         files[relative] = data
@@ -331,9 +331,8 @@ def read_optima(dest: str | Path) -> list[dict[str, str]]:
     """The lines of an export's ``optima.csv`` as dicts of strings (bad input names the file)."""
     path = Path(dest) / OPTIMA
     try:
-        with path.open(newline="") as handle:
-            lines = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        lines = list(csv.DictReader(io.StringIO(read_text(path, "CSV file"), newline="")))
+    except csv.Error as error:
         raise InputError(str(path), "", f"a readable CSV file ({type(error).__name__})") from None
     missing = [c for c in OPTIMA_COLUMNS if lines and c not in lines[0]]
     if missing:
@@ -475,7 +474,14 @@ def problems_section(kinds: list[str]) -> list[str]:
     ]
     for name in kinds:
         kind = KINDS[name]
-        lines += [f"### `{name}`: {kind.title}", "", kind.model.rstrip(), "", f"Solution: `{kind.solution_format}`", ""]
+        lines += [
+            f"### `{name}`: {kind.title}",
+            "",
+            kind.model_markdown.rstrip(),
+            "",
+            f"Solution: `{kind.solution_format}`",
+            "",
+        ]
     return lines
 
 

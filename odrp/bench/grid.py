@@ -40,9 +40,13 @@ each ``path`` is a glob, relative to the grid file like ``instances``, of soluti
 JSON, or a Result JSON whose ``solution`` is taken) named after the instance they solve:
 ``<instance_id>.json``, or, for an instance file, the file's own name. Each is a run of the given
 method name on its instance, scored by the kind's evaluator against the optimum like any method
-(:mod:`odrp.bench.task`). The method name must be new (no heuristic's, no other source's); a
-file that names no instance of the study is bad input; the files are read on the driver, and what
-is in them is judged in the task (a malformed one is an error row there, never a failed grid).
+(:mod:`odrp.bench.task`). With ``map`` (``{method, path, map}``, ``map`` a glob of the maps ``odrp model``
+wrote, ``<instance>.map.json``), the files are solvers' solutions of the written models (``.sol`` of
+HiGHS, CBC, SCIP or Gurobi, or variable values as JSON or CSV, :mod:`odrp.models`), each read back
+through its instance's map. The method name must be new (no heuristic's, no other source's); a
+file that names no instance of the study, or a model solution without a map, is bad input; the files
+are read on the driver, and what is in them is judged in the task (a malformed one is an error row
+there, never a failed grid).
 
 ``warm_start: best_heuristic`` (default: none) makes each instance's exact solvers take the best
 verified heuristic solution of the instance as a MIP start (:mod:`odrp.bench.task` runs the
@@ -59,11 +63,11 @@ of the grid is valid.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
 import inspect
 import itertools
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -73,6 +77,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
+from odrp.core.canonical import canonical_json, normalise
+from odrp.core.canonical import instance_sha256 as instance_sha256  # where the bench modules and tests find it
 from odrp.core.errors import InputError, did_you_mean, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
@@ -84,12 +90,14 @@ from odrp.registry import KINDS, heuristics, load_plugins
 
 
 class SolutionSource(BaseModel):
-    """Solutions made elsewhere: files matching ``path``, scored under the method name ``method``."""
+    """Solutions made elsewhere: files matching ``path``, scored under the method name ``method``; with
+    ``map`` (a glob of ``odrp model`` maps), solutions of the written models (:mod:`odrp.models`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     method: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")
     path: str = Field(min_length=1)
+    map: str | None = Field(None, min_length=1)
 
 
 class StudySpec(BaseModel):
@@ -140,12 +148,16 @@ class Run:
 @dataclass(frozen=True)
 class ExternalSolution:
     """A solution made elsewhere for one instance: the method name it is scored under, its file (relative
-    to the grid) and the file's text, read on the driver (None, with ``error``, when it could not be)."""
+    to the grid) and the file's text, read on the driver (None, with ``error``, when it could not be); for a
+    solution of a written model, its map's file and text too (None, with ``map_error``, when unreadable)."""
 
     method: str
     file: str
     text: str | None
     error: str = ""
+    map_file: str | None = None
+    map_text: str | None = None
+    map_error: str = ""
 
 
 @dataclass(frozen=True)
@@ -211,21 +223,6 @@ class Grid:
 # ------------------------------------------------------------------------------------- the ids
 
 
-def normalise(value: Any) -> Any:
-    """Integral floats become ints (recursively), so equal numbers give equal ids."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {str(k): normalise(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [normalise(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:16]
 
@@ -243,11 +240,6 @@ def generated_instance_id(problem: str, generator: str, params: dict[str, Any], 
 def file_instance_id(problem: str, data: Any) -> str:
     """The id of an instance read from a file, from the file's content (as canonical JSON)."""
     return f"{_safe(problem)}-file-{_digest(data)}"
-
-
-def instance_sha256(data: Any) -> str:
-    """SHA-256 of an instance's canonical JSON (recorded with every row of the dataset)."""
-    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
 # ------------------------------------------------------------------------------------- loading
@@ -351,6 +343,7 @@ def _match_solutions(
             keys.setdefault(Path(instance["file"]).stem, instance)
     for j, entry in enumerate(solution_sources(study)):
         field_name = f"{where}.solutions[{j}].path"
+        maps = _maps(entry, keys, f"{where}.solutions[{j}]", source, base, allow_outside)
         for file in _glob(entry.path, base, f"{where}.solutions[{j}]", source, allow_outside, "path"):
             instance = keys.get(file.stem)
             require(
@@ -361,7 +354,52 @@ def _match_solutions(
                 f"instance file's name); {file.name} names none",
             )
             assert instance is not None
-            instance["external"] = (*instance["external"], _external(entry.method, file, base))
+            external = _external(entry.method, file, base)
+            if maps is not None:
+                require(
+                    instance["instance_id"] in maps,
+                    source,
+                    f"{where}.solutions[{j}].map",
+                    f"a map for every solution file ({file.stem}{MAP_SUFFIX}, as odrp model writes it); none for "
+                    f"{file.name}",
+                )
+                external = _with_map(external, maps[instance["instance_id"]], base)
+            instance["external"] = (*instance["external"], external)
+
+
+MAP_SUFFIX = ".map.json"
+"""The maps ``odrp model`` writes: ``MODEL.map.json`` beside ``MODEL.mps``."""
+
+
+def _maps(
+    entry: SolutionSource, keys: dict[str, dict[str, Any]], where: str, source: str, base: Path, allow_outside: bool
+) -> dict[str, Path] | None:
+    """The map file of each instance (by id) that ``entry.map`` matches; None without ``map``."""
+    if entry.map is None:
+        return None
+    found: dict[str, Path] = {}
+    for file in _glob(entry.map, base, where, source, allow_outside, "map"):
+        instance = keys.get(file.name.removesuffix(MAP_SUFFIX)) if file.name.endswith(MAP_SUFFIX) else None
+        require(
+            instance is not None,
+            source,
+            f"{where}.map",
+            f"maps named after an instance of the study (<instance>{MAP_SUFFIX}); {file.name} names none",
+        )
+        assert instance is not None
+        found[instance["instance_id"]] = file
+    return found
+
+
+def _with_map(external: ExternalSolution, file: Path, base: Path) -> ExternalSolution:
+    """``external`` with its map's text, read now like the solution's."""
+    from odrp.io import MAX_FILE_BYTES
+
+    relative = os.path.relpath(file, base)
+    try:
+        return dataclasses.replace(external, map_file=relative, map_text=read_text(file, "map file", MAX_FILE_BYTES))
+    except InputError as error:
+        return dataclasses.replace(external, map_file=relative, map_error=error.expected)
 
 
 def _external(method: str, file: Path, base: Path) -> ExternalSolution:
@@ -370,11 +408,9 @@ def _external(method: str, file: Path, base: Path) -> ExternalSolution:
 
     relative = os.path.relpath(file, base)
     try:
-        if file.stat().st_size > MAX_FILE_BYTES:
-            return ExternalSolution(method, relative, None, f"a file of at most {MAX_FILE_BYTES // 1024**2} MB")
-        return ExternalSolution(method, relative, file.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        return ExternalSolution(method, relative, None, f"a readable UTF-8 file ({type(error).__name__})")
+        return ExternalSolution(method, relative, read_text(file, "UTF-8 file", MAX_FILE_BYTES))
+    except InputError as error:  # no regular file, too large, unreadable: an error row of its run
+        return ExternalSolution(method, relative, None, error.expected)
 
 
 def _tasks(
@@ -620,7 +656,7 @@ def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool
             field_name,
             f"files under the grid's folder or the working directory (or --allow-outside); {outside} is not",
         )
-    what = "instance" if key == "instances" else "solution"
+    what = {"instances": "instance", "map": "map"}.get(key, "solution")
     require(bool(files), source, field_name, f"a glob that matches {what} files, got {pattern!r}")
     return files
 

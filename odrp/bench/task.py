@@ -41,13 +41,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import odrp
-from odrp.bench.grid import InstanceTask, Run, instance_sha256
+from odrp.bench.grid import ExternalSolution, InstanceTask, Run, instance_sha256
 from odrp.bench.optimum import best_proven, gap_to_optimum
 from odrp.core.errors import MAX_LINE, InputError
 from odrp.core.kind import require
 from odrp.core.limits import HEADROOM, data_size
 from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
+from odrp.core.result import Result
 from odrp.io import parse_json
+from odrp.models import judged, model_solution
 from odrp.registry import KINDS, load_plugins
 from odrp.run import judge, run_within_limits
 
@@ -308,7 +310,10 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     and ``runtime_s``, when it has them). A feasible solution gets the evaluator's objective (and is
     verified only if a claimed objective agrees with it); an infeasible one ``status: no_solution``
     with the evaluator's violations; an instance without a file ``no_solution`` too; a file that is
-    not JSON, not a solution of the kind, or that the evaluator cannot read, an error row naming it.
+    not JSON, not a solution of the kind, or that the evaluator cannot read, an error row naming it. A
+    solver's solution of a written model (a source with ``map``) is read back through its map
+    (:func:`odrp.models.model_solution`) and judged the same way, verified when the evaluator finds it
+    feasible; a malformed one (a missing or unknown variable, a fractional binary) is an error row.
     """
     entry = next((e for e in task.external if e.method == run.method), None)
     if entry is None:
@@ -319,27 +324,10 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     try:
         if entry.text is None:
             raise InputError(entry.file, "", entry.error)
-        data = parse_json(entry.text, entry.file)
-        require(isinstance(data, dict), entry.file, "", "a JSON object: a solution, or a Result with a solution")
-        claimed, runtime = None, None
-        if "solution" in data and "status" in data:  # a Result JSON
-            claimed = data.get("objective") if isinstance(data.get("objective"), int | float) else None
-            runtime = data.get("runtime_s") if isinstance(data.get("runtime_s"), int | float) else None
-            data = data["solution"]
-            require(isinstance(data, dict), entry.file, "solution", "a solution (a JSON object)")
-        result = judge(
-            kind,
-            instance,
-            method=run.method,
-            solver=None,
-            status="feasible",
-            solution=data,
-            own_objective=claimed,
-            bound=None,
-            runtime_s=runtime,  # type: ignore[arg-type]
-            stats={"file": entry.file},
-            scores_itself=claimed is not None,
-        )
+        if entry.map_file is not None:
+            result = _model_solution(kind, instance, entry, run, base)
+        else:
+            result = _solution_file(kind, instance, entry, run)
     except Exception as error:  # malformed: one error row naming the file, never the end of the grid
         text = str(error) if isinstance(error, InputError) else f"{entry.file}: {_describe(error)}"
         return {**_error_row(base, task, run, " ".join(text.split())[:MAX_LINE], 0.0), "runtime_s": None}
@@ -347,6 +335,43 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     metrics = dict(out["metrics"])
     stats = metrics.pop("method_stats", {})
     return _row(base, run, out, {}, out["message"], metrics, stats, {})
+
+
+def _solution_file(kind: Any, instance: Any, entry: ExternalSolution, run: Run) -> Result:
+    """The Result of a solution JSON (or of a Result JSON's solution, with its objective and runtime)."""
+    data = parse_json(str(entry.text), entry.file)
+    require(isinstance(data, dict), entry.file, "", "a JSON object: a solution, or a Result with a solution")
+    claimed, runtime = None, None
+    if "solution" in data and "status" in data:  # a Result JSON
+        claimed = data.get("objective") if isinstance(data.get("objective"), int | float) else None
+        runtime = data.get("runtime_s") if isinstance(data.get("runtime_s"), int | float) else None
+        data = data["solution"]
+        require(isinstance(data, dict), entry.file, "solution", "a solution (a JSON object)")
+    return judge(
+        kind,
+        instance,
+        method=run.method,
+        solver=None,
+        status="feasible",
+        solution=data,
+        own_objective=claimed,
+        bound=None,
+        runtime_s=runtime,  # type: ignore[arg-type]
+        stats={"file": entry.file},
+        scores_itself=claimed is not None,
+    )
+
+
+def _model_solution(kind: Any, instance: Any, entry: ExternalSolution, run: Run, base: dict[str, Any]) -> Result:
+    """The Result of a solver's solution of a model ``odrp model`` wrote, read back through its map."""
+    if entry.map_text is None:
+        raise InputError(str(entry.map_file), "", entry.map_error)
+    record = parse_json(entry.map_text, str(entry.map_file))
+    solution, values = model_solution(
+        kind, instance, base["instance_sha256"], str(entry.text), entry.file, record, str(entry.map_file), entry.file
+    )
+    files = {"file": entry.file, "map": str(entry.map_file)}
+    return judged(kind, instance, solution, values, method=run.method, record=record, files=files)
 
 
 def _error_row(base: dict[str, Any], task: InstanceTask, run: Run, message: str, runtime_s: float) -> dict[str, Any]:

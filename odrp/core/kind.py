@@ -6,13 +6,16 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from odrp.core.errors import InputError, did_you_mean
 from odrp.core.result import Sense
 from odrp.core.taskview import TaskViewAdapter
+
+if TYPE_CHECKING:
+    from odrp.core.modelfile import Writable
 
 Spec = TypeVar("Spec", bound=BaseModel)
 
@@ -39,9 +42,14 @@ class ProblemKind:
     - ``race``: formulations raced beside ``auto`` when an exact run may use two cores or more
       (:func:`odrp.run.run_method`, :mod:`odrp.core.race`): the run answers with the best incumbent and
       the best bound of the racers, and stops as soon as one of them proves the optimum;
-    - ``model``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
+    - ``model_markdown``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
       from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
       ``solution_format``: its solution JSON in one line; an export's datasheet gives both.
+    - ``models(instance, formulation, settings, params)``: the one MILP that ``formulation`` solves on
+      the instance, to be written as a file (:class:`odrp.core.modelfile.Writable`: a builder and a
+      decoder from variable values to the kind's solution JSON), or :class:`odrp.core.modelfile.NoModel`
+      when the formulation is a search; ``settings`` as for ``exact``, ``params`` what the model needs
+      besides (the throughput kind's rate ``rho``). None: the kind writes no model.
     """
 
     name: str
@@ -62,8 +70,9 @@ class ProblemKind:
     settings: type | None = None
     starts: tuple[str, ...] = ()
     race: tuple[str, ...] = ()
-    model: str = ""
+    model_markdown: str = ""
     solution_format: str = ""
+    models: Callable[..., Writable] | None = None
 
 
 def model_text(package_file: str, kind: str) -> str:

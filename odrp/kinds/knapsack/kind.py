@@ -27,6 +27,7 @@ from odrp.kinds.knapsack.evaluator import (
 )
 from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.exact.solve import solve
+from odrp.kinds.knapsack.exact.writable import models
 from odrp.kinds.knapsack.instance import (
     GapSpec,
     KpSpec,
@@ -80,8 +81,9 @@ def _kind(
         settings=KnapsackSettings,
         starts=("greedy", "local_search"),
         race=("textbook",),
-        model=model_text(__file__, name),
+        model_markdown=model_text(__file__, name),
         solution_format=SOLUTION_FORMAT,
+        models=models,
     )
 
 
@@ -125,7 +127,8 @@ KINDS: tuple[ProblemKind, ...] = (
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,
         starts=("greedy", "storm_default", "rstorm", "local_search"),
-        model=model_text(__file__, qm3dkp.NAME),
+        model_markdown=model_text(__file__, qm3dkp.NAME),
         solution_format='{"assignment": {"<component>#<k>": node}}',
+        models=models,
     ),
 )

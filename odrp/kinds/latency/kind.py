@@ -9,12 +9,13 @@ from odrp.kinds.latency import generators
 from odrp.kinds.latency.evaluator import evaluate
 from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.exact.solve import FORMULATIONS, solve
+from odrp.kinds.latency.exact.writable import models
 from odrp.kinds.latency.instance import NAME, SENSE, load, schema
 from odrp.kinds.latency.taskview import task_solution, task_view
 
 KIND = ProblemKind(
     name=NAME,
-    model=model_text(__file__, NAME),
+    model_markdown=model_text(__file__, NAME),
     solution_format='{"assignment": {operator: supervisor}}',
     title="Latency-aware placement in the compute continuum (Ecker et al.)",
     sense=SENSE,
@@ -30,4 +31,5 @@ KIND = ProblemKind(
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=LatencySettings,
     starts=("storm_ras", "hill_climbing", "hybrid"),
+    models=models,
 )

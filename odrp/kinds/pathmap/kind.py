@@ -7,11 +7,12 @@ from odrp.core.solvers import MILP_SOLVERS
 from odrp.kinds.pathmap import generators
 from odrp.kinds.pathmap.evaluator import evaluate
 from odrp.kinds.pathmap.exact.solve import FORMULATIONS, solve
+from odrp.kinds.pathmap.exact.writable import models
 from odrp.kinds.pathmap.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
     name=NAME,
-    model=model_text(__file__, NAME),
+    model_markdown=model_text(__file__, NAME),
     solution_format='{"nodes": {component: server}, "paths": [[server, ...], ...]}',
     title="Pathmap: service-chain mapping on bi-modal networks (Asaduzzaman & Maheswaran)",
     sense=SENSE,
@@ -26,4 +27,5 @@ KIND = ProblemKind(
     formulations=FORMULATIONS,
     default_generator="ba",
     starts=("least_cost_map", "process_map2"),
+    models=models,
 )

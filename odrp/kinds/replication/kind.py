@@ -1,4 +1,5 @@
-"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method, settings."""
+"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method,
+settings, model files."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.exact.solve import FORMULATIONS, solve
+from odrp.kinds.replication.exact.writable import models
 from odrp.kinds.replication.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
     name=NAME,
-    model=model_text(__file__, NAME),
+    model_markdown=model_text(__file__, NAME),
     solution_format='{"placement": {operator: {node: replicas}}}',
     title="ODRP: joint operator replication and placement (Cardellini et al. 2017)",
     sense=SENSE,
@@ -28,4 +30,5 @@ KIND = ProblemKind(
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,
     starts=("odrp_greedy", "odrp_tabu", "odrp_local_search"),
+    models=models,
 )

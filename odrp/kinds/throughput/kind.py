@@ -8,6 +8,7 @@ from odrp.kinds.throughput import generators
 from odrp.kinds.throughput.evaluator import evaluate
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.exact.solve import FORMULATIONS, SOLVERS, solve
+from odrp.kinds.throughput.exact.writable import models
 from odrp.kinds.throughput.instance import NAME, SENSE, ThroughputInstance, load, schema
 from odrp.kinds.throughput.taskview import task_solution, task_view
 
@@ -19,7 +20,7 @@ def size(inst: ThroughputInstance) -> int:
 
 KIND = ProblemKind(
     name=NAME,
-    model=model_text(__file__, NAME),
+    model_markdown=model_text(__file__, NAME),
     solution_format='{"instances": {component: {machine: count}}}',
     title="Max-throughput scheduling on heterogeneous Storm clusters (Nasiri et al. 2023)",
     sense=SENSE,
@@ -40,4 +41,5 @@ KIND = ProblemKind(
     taskview=TaskViewAdapter(view=task_view, solution=task_solution),
     settings=ThroughputSettings,
     starts=("hetero_greedy", "storm_default", "rstorm", "storm_ras"),
+    models=models,
 )
