@@ -404,7 +404,7 @@ def _evaluate_model_solution(args: argparse.Namespace) -> int:
         return 0
     rows = {key: out[key] for key in ("verified", "objective", "model_objective", "formulation", "format")}
     rows.update(out["metrics"])
-    _print_table(f"{kind.name} / {result.instance} / {args.model_solution}", rows, solution)
+    _print_table(f"{kind.name} / {result.instance} / {args.model_solution}", rows)
     if violation is not None:
         print(f"verified: false: {violation}")
     return 0

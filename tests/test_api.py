@@ -94,7 +94,7 @@ def test_read_gives_the_dataset_rows(tmp_path):
         ({"method": "local_search", "iteratons": 3}, "iteratons"),
         ({"method": "local_search", "options": {"iterations": "many"}}, "iterations"),
         ({"method": "greedy", "options": {"iterations": 3}}, "iterations"),
-        ({"solver": "gurobi"}, "solver"),
+        ({"solver": "glpk"}, "solver"),
         ({"formulation": "nosuch"}, "formulation"),
         ({"method": "nosuch"}, "method"),
         ({"method": "greedy", "warm_start": "greedy"}, "warm_start"),

@@ -123,7 +123,8 @@ def test_time_limit_returns_incumbent_and_bound_in_time():
     """58 operators (the random generator at 30 operations), 8 s: an incumbent, a bound, on time."""
     inst = load(random_topology(seed=1001, operations=30))
     result = run_method(LATENCY, inst, "exact", time_limit=8)
-    assert result.metrics["method_stats"]["method"] == "colgen"
+    # on two cores the column generation races the classes method; on one it runs alone
+    assert result.metrics["method_stats"]["method"] in ("colgen", "colgen and classes, raced")
     assert result.verified, result.message
     assert result.bound is not None and result.bound <= result.objective
     assert result.runtime_s < 8.8

@@ -71,7 +71,7 @@ class LatencySettings:
     operators; at 58 operators (tuning seeds 1001-1003, 60 s, load 13-16) it returned no placement on
     two and a 53.6% gap on the third, where the column generation returned 33-48% gaps."""
     race_classes: bool = True
-    """Where the column generation is used and the run has two threads or more, race it against the classes
+    """Where ``auto`` chooses the column generation and the run has two threads or more, race it against the classes
     method (one process each) and keep the better incumbent and bound: at 58 operators (tuning seeds
     1001-1003, 60 s, load 5-9) the column generation's bound was the higher on two seeds (0.675 and 0.624
     against 0.486 and 0.486), the classes method's on the third (0.492 against 0.426)."""

@@ -83,7 +83,7 @@ def solve(
         return outcome
     if use_colgen(inst, settings, solver, warm_start):
         cores = threads if threads is not None else len(os.sched_getaffinity(0))
-        if settings.race_classes and cores >= 2 and settings.classes is None:
+        if settings.race_classes and cores >= 2 and settings.colgen is None and settings.classes is None:
             return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
         return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
     check_model(*estimated_size(inst, settings), "the latency MILP")
