@@ -105,6 +105,9 @@ def _colgen_and_classes(
     better bound (their bounds differ in kind: the set-partitioning master's Lagrangian bound, the least LP
     bound of the multisets left; at 58 operators either may be the higher)."""
 
+    if time_limit is not None:  # the members' answers travel back and are combined within the limit
+        time_limit = max(0.0, time_limit - min(1.0, 0.05 * time_limit))
+
     def by_classes() -> ExactOutcome:
         try:
             return classes.solve(inst, settings, solver, time_limit, mip_gap)
