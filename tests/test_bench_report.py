@@ -25,14 +25,14 @@ ODRP_ROWS = [
     ("I3", 6, "h/0", "feasible", 0.65, None, "none", None, 0.03, True),
     ("I3", 6, "h/1", "feasible", 0.7, None, "none", None, 0.05, True),
 ]
-#: a minimisation kind with its own parameter columns, in its own partition
+#: a minimisation kind with its own parameter columns, in its own partition (its rows say ``sense: min``)
 KP_ROWS = [
     ("K1", 10, "exact/highs", "optimal", 10.0, 10.0, "proven", 0.0, 0.5, True),
     ("K1", 10, "h/0", "feasible", 12.0, 10.0, "proven", 0.2, 0.05, True),
 ]
 
 
-def rows_of(spec, params):
+def rows_of(spec, params, sense=None):
     out = []
     for instance, size, label, status, objective, optimum, optimum_status, gap, runtime, verified in spec:
         method, _, tail = label.partition("/")
@@ -60,6 +60,7 @@ def rows_of(spec, params):
                 "optimum": optimum,
                 "optimum_status": optimum_status,
                 "gap": gap,
+                "sense": sense,
                 "runtime_s": runtime,
                 "time_limit": 10.0,
                 "verified": verified,
@@ -78,7 +79,7 @@ def rows_of(spec, params):
 def hand_dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("hand") / "bench"
     for problem, spec, params in (("odrp", ODRP_ROWS, {"nodes": 3}), ("kp", KP_ROWS, {"items": 10, "kind": "x"})):
-        rows = rows_of(spec, params)
+        rows = rows_of(spec, params, "min" if problem == "kp" else None)
         schema = dataset.schema(dataset.param_types([params]))
         for instance in sorted({r["instance_id"] for r in rows}):
             mine = [r for r in rows if r["instance_id"] == instance]

@@ -17,6 +17,8 @@ A grid file (paths are relative to the grid file)::
         time_limit: 60                # seconds, for every method (default: none)
         memory_limit: 4               # GB, for every run (default: half the worker's memory / its cores)
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
+        certify: 0.01                 # relative gap between best known and best bound that makes an
+                                      #   instance without a proof "bounded" (default 0.01)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
         warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
@@ -70,6 +72,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
 
+from odrp.bench.optimum import DEFAULT_CERTIFY
 from odrp.core.errors import InputError, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
@@ -103,6 +106,7 @@ class StudySpec(BaseModel):
     time_limit: PositiveFloat | None = None
     memory_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
+    certify: NonNegativeFloat = DEFAULT_CERTIFY
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
     solutions: list[SolutionSource] | SolutionSource = []
@@ -171,6 +175,9 @@ class InstanceTask:
     """The solutions made elsewhere for this instance (the study's ``solutions:``), one per method at most."""
     external_methods: tuple[str, ...] = ()
     """Every method name of the study's ``solutions:`` (a run each, with or without a file here)."""
+    certify: float = DEFAULT_CERTIFY
+    """The relative gap between best known and best bound that certifies an instance without a proof
+    (tier ``bounded``, :mod:`odrp.bench.optimum`)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
@@ -179,6 +186,7 @@ class InstanceTask:
             self.time_limit,
             self.memory_limit,
             self.mip_gap,
+            self.certify,
             canonical_json(self.options),
             self.warm_start,
             tuple((e.method, e.file) for e in self.external),
@@ -392,6 +400,7 @@ def _tasks(
         "time_limit": study.time_limit,
         "memory_limit": study.memory_limit,
         "mip_gap": study.mip_gap,
+        "certify": study.certify,
         "options": options,
         "plugins": plugins,
         "warm_start": study.warm_start,
