@@ -27,8 +27,9 @@ instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solv
 optimum_status, gap, sense, best_known, best_known_method, best_bound, tier, gap_known, gap_bound``
 (:mod:`odrp.bench.optimum`: the instance's optimum, sense, best verified solution, best proven bound
 and tier, and the row's gaps to the optimum, the best known and the best bound; files written before
-the certificate's columns existed lack them from ``sense`` on, and :func:`read` derives them), ``runtime_s, time_limit, verified, message,
-metrics`` (struct), ``method_stats`` (JSON: free-form per method), ``solution`` (struct),
+the certificate's columns existed lack them from ``sense`` on, and :func:`read` derives them),
+``runtime_s, time_limit, verified, message, metrics`` (struct), ``method_stats`` (JSON: free-form
+per method), ``solution`` (struct),
 ``package_version, solver_version``, and ``warm_start, warm_start_objective``: on an exact row of a
 ``warm_start: best_heuristic`` study, the heuristic run whose solution was the MIP start (``method``
 or ``method#repeat``) and its objective (else null; rows from before these columns existed have

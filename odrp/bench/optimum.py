@@ -164,7 +164,8 @@ def certify(
             {m for b, m in bounds if _better(best_known, b, sense) and not agrees(best_known, b, tolerance)}
         )
         if beaten:
-            note = f"a verified solution ({best_known:.10g}, {best_method}) is better than the bound of {', '.join(beaten)}"
+            solution = f"a verified solution ({best_known:.10g}, {best_method})"
+            note = f"{solution} is better than the bound of {', '.join(beaten)}"
             notes = "; ".join(n for n in (optimum.note, note) if n)
             optimum = Optimum(optimum.value, "disagree", notes)
     return Certificate(
