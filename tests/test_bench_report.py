@@ -127,7 +127,15 @@ def test_tables_have_the_hand_worked_numbers(made):
     assert highs.runtime_mean == pytest.approx(13 / 3)
     assert highs.speedup == pytest.approx(1.0)  # the fastest proof on both instances
 
-    assert result.optimum_counts["odrp"] == {"proven": 2, "disagree": 0, "infeasible": 0, "none": 1}
+    # I1 proven by highs and cbc, I2 by highs alone (cbc hit its limit), I3 nothing proven and no bound: open
+    assert result.optimum_counts["odrp"] == {
+        "proven": 1,
+        "proven_once": 1,
+        "bounded": 0,
+        "open": 1,
+        "disagree": 0,
+        "infeasible": 0,
+    }
     kp = result.tables["kp"].set_index("method").loc["h"]
     assert (kp.gap_mean, kp.speedup) == pytest.approx((0.2, 10.0))  # 0.5 / 0.05
     assert len(result.errors) == 2
@@ -163,7 +171,7 @@ def test_report_through_the_cli(run_cli, hand_dataset):
     proc = run_cli("report", str(hand_dataset), check=True)
     assert "odrp / hand: gap to the proven optimum" in proc.stdout
     assert "1/4 (25.00%)" in proc.stdout and "24.50%" in proc.stdout and "79.4x" in proc.stdout
-    assert "2 with a proven optimum" in proc.stdout and "1 without a proof" in proc.stdout
+    assert "2 with a proven optimum (1 by two solvers, 1 by one)" in proc.stdout and "1 open" in proc.stdout
     assert (hand_dataset / "report" / "index.html").exists()
 
 

@@ -154,11 +154,11 @@ def test_markdown_and_latex_exports(frame):
     files = paper_tables.summary_files(long, ["markdown", "latex"])
     markdown, latex = files["summary.md"], files["summary.tex"]
     assert "## odrp / study-a / items=40\n" in markdown
-    # greedy_fit at items 40: 2 runs, 1 feasible, 1 error, 1/2 with a gap of 5%
-    assert "| greedy_fit | 2 | 0 | 1 | 0 | 0 | 0 | 1 | 1/2 | 0/2 (0.00%) | 5.00% | [5.00%, 5.00%] |" in markdown
+    # greedy_fit at items 40: 2 runs, 1 feasible, 1 error, 1/2 with a solution, 1/2 with a gap of 5%
+    assert "| greedy_fit | 2 | 0 | 1 | 0 | 0 | 0 | 1 | 1/2 | 1/2 | 0/2 (0.00%) | 5.00% | [5.00%, 5.00%] |" in markdown
     assert markdown.count("| method | runs | optimal |") == 3
     assert r"\label{tab:odrp-study-a-40}" in latex and r"\caption{odrp / study-a / items=40}" in latex
-    assert r"greedy\_fit & 2 & 0 & 1 & 0 & 0 & 0 & 1 & 1/2 & 0/2 (0.00\%) & 5.00\% & [5.00\%, 5.00\%]" in latex
+    assert r"greedy\_fit & 2 & 0 & 1 & 0 & 0 & 0 & 1 & 1/2 & 1/2 & 0/2 (0.00\%) & 5.00\% & [5.00\%, 5.00\%]" in latex
     assert latex.count(r"\begin{tabular}") == latex.count(r"\end{tabular}") == 3
     assert paper_tables.latex_escape(r"a_b&c%d$e#f{g}h~i^j\k") == (
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
