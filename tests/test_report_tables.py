@@ -174,8 +174,8 @@ def test_report_by_and_formats_through_the_cli(tmp_path, run_cli):
     markdown = (report / "summary.md").read_text()
     assert markdown.startswith("# Gap to the proven optimum")
     # after each table, its methods' paired test (numbers in test_report_compare.py)
-    assert "## odrp / study-a / items=20: Wilcoxon signed-rank test of paired gaps, method against method" in markdown
-    assert (report / "pairs.csv").read_text().startswith("problem,study,param_items,method,other,pairs,")
+    assert "## odrp / study-a / items=20: method against method on the instances with a proven optimum" in markdown
+    assert (report / "pairs.csv").read_text().startswith("problem,study,param_items,method,other,instances,")
     assert r"\begin{table}" in (report / "summary.tex").read_text()
     assert (report / "summary.csv").read_text().splitlines()[0].startswith("problem,study,param_items,method,")
     bad = run_cli("report", str(out), "--by", "nope")

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from odrp.bench import tables
-from odrp.bench.compare import paired_test
+from odrp.bench.compare import PAIR_HEADERS, method_pairs, pair_rows
 from odrp.bench.page_script import SCRIPT
 from odrp.bench.pictures import Picture, Profile, style
 from odrp.bench.tables import labelled, method_order
@@ -87,51 +87,11 @@ def study_order(problem: str, studies: Iterable[str], manifest: dict[str, Any] |
 
 
 def head_to_head(rows: pd.DataFrame) -> pd.DataFrame:
-    """Every two methods of one study compared on the instances with a proven optimum where both ran.
-
-    A method's value on an instance is the mean of its runs' gaps, a run without a gap counting as
-    +inf (so one failed repeat makes the value +inf). Columns: ``a, b, instances, a_better, ties,
-    b_better`` (ties include both +inf), ``a_mean, b_mean`` (mean gap over the instances where both
-    values are finite, with ``finite`` such instances), and ``p_value, test_note``: the Wilcoxon
-    signed-rank test of the paired finite values (:func:`odrp.bench.compare.paired_test`, the test the
-    comparison of datasets uses; its note says when there are too few pairs).
-    """
-    rows = labelled(rows)
-    proven = rows[rows["optimum_status"] == "proven"]
-    values = (
-        proven.assign(value=proven["gap"].astype(float).fillna(math.inf))
-        .groupby(["label", "instance_id"])["value"]
-        .mean()
-        .unstack("label")
-    )
-    labels = method_order(rows)
-    records = []
-    for i, a in enumerate(labels):
-        for b in labels[i + 1 :]:
-            if a not in values or b not in values:
-                continue
-            both = values[[a, b]].dropna()
-            va, vb = both[a].to_numpy(float), both[b].to_numpy(float)
-            finite = np.isfinite(va) & np.isfinite(vb)
-            test = paired_test(va[finite], vb[finite])
-            records.append(
-                {
-                    "a": a,
-                    "b": b,
-                    "instances": len(both),
-                    "a_better": int(np.sum(va < vb)),
-                    "ties": int(np.sum(va == vb)),
-                    "b_better": int(np.sum(va > vb)),
-                    "finite": int(finite.sum()),
-                    "a_mean": float(va[finite].mean()) if finite.any() else math.nan,
-                    "b_mean": float(vb[finite].mean()) if finite.any() else math.nan,
-                    "p_value": test.p_value,
-                    "test_note": test.note,
-                }
-            )
-    columns = ["a", "b", "instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean", "p_value"]
-    columns.append("test_note")
-    return pd.DataFrame.from_records(records, columns=columns)
+    """Every two methods of one study on the instances with a proven optimum where both ran: the same
+    numbers as ``pairs.csv`` and the paper tables (:func:`odrp.bench.compare.method_pairs`, whose
+    docstring states how a run without a solution counts), without the group columns."""
+    pairs = method_pairs(rows)
+    return pairs.drop(columns=[c for c in tables.GROUP if c in pairs.columns]).reset_index(drop=True)
 
 
 ANSWER_HEADERS = (
@@ -139,6 +99,7 @@ ANSWER_HEADERS = (
     "largest mean gap",
     "where",
     "runs",
+    "with solution",
     "no solution",
     "infeasible",
     "time limit",
@@ -174,6 +135,7 @@ def answers(sections: Sequence[StudySection]) -> dict[str, list[list[str]]]:
                     tables.percent(worst),
                     where,
                     str(runs),
+                    f"{int(sums['with_solution'])}/{runs}",
                     *(str(int(sums[status])) for status in ("no_solution", "infeasible", "time_limit", "error")),
                     f"{int(sums['with_gap'])}/{runs}",
                     f"{int(sums['at_optimum'])}/{int(sums['comparable'])}",
@@ -245,9 +207,9 @@ def render(
         "studies and, where a study varies a parameter, over its values (<i>where</i>: the study, and the "
         "value); then how many of its runs ended with each status other than optimal and feasible "
         "(<code>no_solution</code>: the method found none; <code>infeasible</code>; <code>time_limit</code>, "
-        "with or without an incumbent; <code>error</code>), how many have a gap and how many reached the "
-        "optimum. Whether it beats another method on the same instances: each study's <i>head to head</i> "
-        "table.</p>"
+        "with or without an incumbent; <code>error</code>), how many have a solution, how many have a gap and "
+        "how many reached the optimum. Whether it beats another method on the same instances: each study's "
+        "<i>head to head</i> table.</p>"
     )
     for problem, rows in answers(sections).items():
         body.append(f"<h3>{esc(problem)}</h3>" + table_html(ANSWER_HEADERS, rows, method_column=0, css="answers"))
@@ -329,11 +291,14 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
         parts.append(table_html([name, *tables.HEADERS], rows, method_column=1, param=name))
     if section.pairs is not None and len(section.pairs):
         parts.append(
-            "<h4>head to head</h4><p>Two methods on the instances with a proven optimum where both ran: on "
-            "how many each has the smaller gap (the mean over its repeats; a run without a solution counts "
-            "as an infinite gap), their mean gaps over the instances where both have a finite one, and the "
-            "two-sided Wilcoxon signed-rank p-value of those pairs (fewer than 6 pairs that differ: too few "
-            "for p &lt; 0.05; no pair that differs: -).</p>"
+            "<h4>head to head</h4><p>Two methods on the instances with a proven optimum where both ran. On "
+            "each instance the method with fewer runs without a solution is better; with as many, the one "
+            "with the smaller mean gap over its runs with one; a tie otherwise (so with one run each, a run "
+            "without a solution loses to one with a solution and ties with another without). The sign test "
+            "p-value tests those wins against the losses. Beside them: each method's runs with a solution, "
+            "then the gaps on the instances where both have a solution (gap pairs): their means and the "
+            "two-sided Wilcoxon signed-rank test (fewer than 6 pairs that differ: too few for p &lt; 0.05; no "
+            "pair that differs: -). The paper tables and <code>pairs.csv</code> hold the same numbers.</p>"
         )
         parts.append(table_html(*pairs_rows(section.pairs), css="pairs"))
     if section.profiles:
@@ -356,14 +321,8 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
 
 
 def pairs_rows(pairs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    headers = ["method A", "method B", "instances", "A better", "ties", "B better", "both finite", "A mean gap"]
-    headers += ["B mean gap", "Wilcoxon p"]
-    rows = []
-    for r in pairs.itertuples(index=False):
-        counts = [str(n) for n in (r.instances, r.a_better, r.ties, r.b_better, r.finite)]
-        test = "-" if math.isnan(r.p_value) else f"{r.p_value:.3g}" + (" (too few pairs)" if r.test_note else "")
-        rows.append([r.a, r.b, *counts, tables.percent(r.a_mean), tables.percent(r.b_mean), test])
-    return headers, rows
+    """The head to head table's headers and rows: those of the paper tables' pairs."""
+    return list(PAIR_HEADERS), pair_rows(pairs)
 
 
 def plotly_figure(profile: Profile) -> str:
