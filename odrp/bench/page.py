@@ -14,8 +14,9 @@ shows one instance at a time. The page has:
   (:func:`head_to_head`), the runtime profile and gap ECDF (:mod:`odrp.bench.pictures`) and links to
   the pictures for papers;
 - **runs**: every run, filtered by kind, study, method, status and parameter value, sortable;
-- **instance**: one instance's runs (objective, gap, time, status of each method and repeat), its
-  optimum and how it was proven (:func:`proof`);
+- **instance**: one instance's runs (objective, gap, certified gaps, time, status of each method and
+  repeat), its optimum and how it was proven (:func:`proof`), its tier, best known and best bound
+  (:func:`certificate`);
 - **errors**: every error row with its message;
 - **about**: when the dataset was written, the grid (its file name and text), the toolkit's and
   solvers' versions, the Spark master, hosts and cores of each run. The dataset's path is not shown.
@@ -40,7 +41,7 @@ import pandas as pd
 from odrp.bench import tables
 from odrp.bench.compare import PAIR_HEADERS, method_pairs, pair_rows
 from odrp.bench.page_script import SCRIPT
-from odrp.bench.pictures import Picture, Profile, style
+from odrp.bench.pictures import Picture, Profile, line_style
 from odrp.bench.tables import labelled, method_order
 
 PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down"}
@@ -164,6 +165,24 @@ def proof(runs: pd.DataFrame) -> str:
     if exact.empty:
         return "no proof: the study has no exact solver"
     return f"no proof ({others})"
+
+
+def certificate(runs: pd.DataFrame) -> str:
+    """One instance's tier, best known solution and best bound (:mod:`odrp.bench.optimum`), in words."""
+    first = runs.iloc[0]
+    tier = next((t for t in runs.get("tier", pd.Series(dtype=object)).dropna()), None)
+    words = {
+        "proven": "proven by two solvers",
+        "proven_once": "proven by one solver",
+        "bounded": "bounded: best known within the study's certify gap of the best bound",
+        "open": "open: nothing certified",
+    }
+    parts = [words.get(str(tier), f"no tier ({_optimum_status(runs)})")]
+    if not _missing(first.get("best_known")):
+        parts.append(f"best known {float(first['best_known']):.10g} ({first.get('best_known_method')})")
+    if not _missing(first.get("best_bound")):
+        parts.append(f"best bound {float(first['best_bound']):.10g}")
+    return "; ".join(parts)
 
 
 def _optimum_status(runs: pd.DataFrame) -> str:
@@ -331,7 +350,7 @@ def plotly_figure(profile: Profile) -> str:
 
     fig = go.Figure()
     for k, curve in enumerate(profile.curves):
-        line = style(k)
+        line = line_style(curve, k)
         fig.add_trace(
             go.Scatter(
                 x=[*curve.taus, profile.right],
@@ -410,6 +429,8 @@ def page_data(frame: pd.DataFrame) -> dict[str, Any]:
                 "status": r.status,
                 "objective": _number(r.objective),
                 "gap": _number(r.gap),
+                "gap_known": _number(getattr(r, "gap_known", None)),
+                "gap_bound": _number(getattr(r, "gap_bound", None)),
                 "time": _number(r.runtime_s),
                 "verified": False if _missing(r.verified) else bool(r.verified),
                 "params": p,
@@ -429,6 +450,7 @@ def page_data(frame: pd.DataFrame) -> dict[str, Any]:
             "optimum": _number(optimum.iloc[0]) if len(optimum) else None,
             "optimum_status": _optimum_status(mine),
             "proof": proof(mine),
+            "certificate": certificate(mine),
         }
     return {"runs": runs, "instances": instances}
 
@@ -453,7 +475,7 @@ def _runs_html() -> str:
         "<span id='runs-count'></span>"
         "<table class='sortable' id='runs-table'><thead><tr><th>kind</th><th>study</th><th>instance</th>"
         "<th>parameters</th><th>method</th><th>repeat</th><th>status</th><th>objective</th><th>gap</th>"
-        "<th>time s</th></tr></thead><tbody></tbody></table></section>"
+        "<th>certified gap [known, bound]</th><th>time s</th></tr></thead><tbody></tbody></table></section>"
     )
 
 
