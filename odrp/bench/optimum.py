@@ -320,9 +320,15 @@ def complete(frame: Any, settings: Mapping[str, tuple[float, float]], sense_of: 
     missing = frame["sense"].isna()
     if not missing.any():
         return frame
-    frame = frame.astype({c: object for c in DERIVED if frame[c].dtype != object})
-    for (problem, instance_id), group in frame[missing].groupby(["problem", "instance_id"], sort=False):
-        rows = [dict(zip(group.columns, values, strict=True)) for values in group.itertuples(index=False)]
+    frame = frame.astype({c: object for c in (*DERIVED, "message") if frame[c].dtype != object})
+    index: list[Any] = []
+    derived: dict[str, list[Any]] = {column: [] for column in (*DERIVED, "message")}
+    lacking = frame[missing]
+    instances: dict[tuple[str, str], list[tuple[Any, dict[str, Any]]]] = {}
+    for position, row in zip(lacking.index, lacking.to_dict("records"), strict=True):
+        instances.setdefault((str(row["problem"]), str(row["instance_id"])), []).append((position, row))
+    for (problem, instance_id), group in instances.items():
+        rows = [row for _, row in group]
         for row in rows:
             row["message"] = "" if _missing(row.get("message")) else row["message"]
             row["verified"] = False if _missing(row.get("verified")) else bool(row["verified"])
@@ -338,8 +344,11 @@ def complete(frame: Any, settings: Mapping[str, tuple[float, float]], sense_of: 
                 row.update(kept, tier=tier)
                 if tier is None:
                     row["gap_bound"] = None
-        for column in (*DERIVED, "message"):  # verified stays as it was read
-            frame.loc[group.index, column] = pd.Series([row[column] for row in rows], index=group.index, dtype=object)
+        index.extend(position for position, _ in group)
+        for column, values in derived.items():  # verified stays as it was read
+            values.extend(row[column] for row in rows)
+    for column, values in derived.items():
+        frame.loc[index, column] = pd.Series(values, index=index, dtype=object)
     for column in ("optimum", "gap", "best_known", "best_bound", "gap_known", "gap_bound"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
     return frame

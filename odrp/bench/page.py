@@ -8,11 +8,13 @@ shows one instance at a time. The page has:
   kinds odrp, throughput, pathmap, latency, then the knapsack family kp, mkp, gap, mdkp, qkp, qmkp,
   qm3dkp; a kind the registry does not know comes last), studies in the grid's order;
 - **answers** per kind: for each method, the study and parameter value where its mean gap to the
-  optimum is largest, and its runs by status (how often it found no solution) (:func:`answers`);
-- per study: the tables (:mod:`odrp.bench.tables`), one per parameter with more than one value, the
-  head-to-head comparison of every two methods on the same instances, with a paired Wilcoxon test
-  (:func:`head_to_head`), the runtime profile and gap ECDF (:mod:`odrp.bench.pictures`) and links to
-  the pictures for papers;
+  optimum is largest, its runs with a solution, and its runs by status (how often it found no
+  solution) (:func:`answers`);
+- per study: the instance counts by tier, the tables (:mod:`odrp.bench.tables`), one per parameter
+  with more than one value, the head-to-head comparison of every two methods on the same instances
+  (:func:`head_to_head`: the numbers of ``pairs.csv`` and the paper tables, with one convention for
+  runs without a solution), the runtime profile, gap ECDF and, with bounded instances, the certified
+  gap ECDF (:mod:`odrp.bench.pictures`) and links to the pictures for papers;
 - **runs**: every run, filtered by kind, study, method, status and parameter value, sortable;
 - **instance**: one instance's runs (objective, gap, certified gaps, time, status of each method and
   repeat), its optimum and how it was proven (:func:`proof`), its tier, best known and best bound
@@ -55,7 +57,7 @@ class StudySection:
 
     problem: str
     study: str
-    counts: dict[str, int]  # instances by optimum status (:func:`odrp.bench.tables.optimum_counts`)
+    counts: dict[str, int]  # instances by tier or status (:func:`odrp.bench.tables.optimum_counts`)
     table: pd.DataFrame  # the study's table (:func:`odrp.bench.tables.summary_table`)
     by_param: dict[str, list[tuple[Any, pd.DataFrame]]] = field(default_factory=dict)  # name: (value, table)
     pairs: pd.DataFrame | None = None  # :func:`head_to_head`
