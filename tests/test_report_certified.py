@@ -180,3 +180,27 @@ def test_console_at_80_columns_keeps_every_method_name_whole(made):
         assert method in words, method
     assert "…" not in "".join(line for line in text.splitlines() if line.startswith("│"))
     assert "[6.25%, 6.72%]" in text
+
+
+def test_a_dataset_written_before_the_certificate_reads_reports_and_verifies(tmp_path, run_cli):
+    """Files without the certificate's columns at all (as written before they existed): read derives them."""
+    from tests.report_data import FRONTIER_BOUNDS, rows_of
+
+    out = tmp_path / "old"
+    params = {name: {"operators": 5, "nodes": 3} for name in ("F1", "F2", "F3", "F4")}
+    rows = rows_of("odrp", "frontier", FRONTIER, params, FRONTIER_BOUNDS)
+    table_schema = dataset.schema(dataset.param_types(params.values()))
+    new = ["sense", "best_known", "best_known_method", "best_bound", "tier", "gap_known", "gap_bound"]
+    for instance in sorted({r["instance_id"] for r in rows}):
+        table = dataset.to_table([r for r in rows if r["instance_id"] == instance], table_schema)
+        dataset.write_instance(out, "odrp", instance, table.drop_columns(new))
+    dataset.write_manifest(out, grid={"spec": {"studies": []}}, runs=[], status="complete", files=dataset.journal(out))
+    import pyarrow.parquet as pq
+
+    assert "tier" not in pq.read_schema(next((out / "rows" / "problem=odrp").glob("*.parquet"))).names
+    frame = dataset.read(out)
+    assert frame.groupby("instance_id")["tier"].first().tolist() == ["proven", "bounded", "open", "proven_once"]
+    assert run_cli("dataset", "verify", str(out)).returncode == 0
+    proc = run_cli("report", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 bounded" in proc.stdout and "[6.25%, 6.72%]" in proc.stdout
