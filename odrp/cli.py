@@ -786,7 +786,7 @@ def _add_dataset(sub: Any) -> None:
         type=int,
         default=None,
         metavar="K",
-        help="export only: re-prove K sampled optima with another solver",
+        help="export only: re-prove K sampled optima, or re-check bounds, with another solver",
     )
     verify.add_argument("--seed", type=int, default=0, help="with --resolve: the seed of the sample (default 0)")
     verify.add_argument(
@@ -838,7 +838,9 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
             out["resolved"] = [{"line": item.line(args.dir), "agrees": not item.finding} for item in resolved]
         print(json.dumps(out))
     elif args.resolve is not None and not failed:
-        print(f"{len(resolved)} {'optimum' if len(resolved) == 1 else 'optima'} re-proved by a second solver")
+        from odrp.bench.resolve import summary_line
+
+        print(summary_line(resolved))
     elif args.resolve is None and not failed:
         print(result.summary())
     return 2 if failed else 0

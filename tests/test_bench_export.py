@@ -23,6 +23,7 @@ import pytest
 
 import odrp
 from odrp.bench import dataset
+from odrp.bench.compare import compare
 from odrp.bench.export import export
 from odrp.bench.grid import canonical_json, generated_instance_id, load_grid
 from odrp.bench.runner import bench
@@ -251,6 +252,13 @@ def test_an_export_comes_back_as_a_grid_with_the_same_optima(made, tmp_path, run
         else:
             assert again["status"] == row["status"] and again["solution"] == row["solution"]
             assert (pd.isna(again["objective"]) and pd.isna(row["objective"])) or again["objective"] == row["objective"]
+    # the comparison matches every instance by content, whatever the ids the import gave them
+    result = compare([made[0], tmp_path / "rerun"], tmp_path / "cmp")
+    counts = result.instances.set_index("problem")
+    assert counts["shared"].sum() == 6 and counts["by_sha256"].sum() == 6
+    assert counts["same_id_other_content"].sum() == 0
+    side = result.side_by_side
+    assert set(side.loc[side["method"] == "greedy", "dataset"]) == {"out", "rerun"}
 
 
 def test_solutions_made_elsewhere_are_scored_like_a_method(made):

@@ -178,6 +178,9 @@ BAD = [
         "studies[1].name",
         "no other study",
     ),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: -0.1}]", "studies[0].certify", "0"),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: .inf}]", "studies[0].certify", "finite"),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: x}]", "studies[0].certify", "number"),
     ("studies: [{name: a\n", "line 2 column 1", "valid YAML"),
     ("- a list", "", "a mapping"),
 ]
@@ -290,3 +293,17 @@ def test_a_symlink_out_of_the_grids_folder_needs_allow_outside(tmp_path):
     with pytest.raises(InputError, match=r"tiny\.json is not"):
         load_grid(grid)
     assert len(load_grid(grid, allow_outside=True).tasks) == 1
+
+
+def test_certify_is_the_studys_and_part_of_an_instances_plan(tmp_path):
+    path = write(
+        tmp_path,
+        "studies: [{name: a, problem: odrp, generator: random, certify: 0.05}, "
+        "{name: b, problem: odrp, generator: debs2015}]",
+    )
+    tasks = load_grid(path).tasks
+    assert {t.study: t.certify for t in tasks} == {"a": 0.05, "b": 0.01}  # 0.01 unless the grid says
+    same = "{name: %s, problem: odrp, generator: random, certify: %s}"
+    path = write(tmp_path, f"studies: [{same % ('a', 0.05)}, {same % ('b', 0.02)}]")
+    with pytest.raises(InputError, match=r"studies\[1\]: instance odrp-random-\w+ is also in study 'a'"):
+        load_grid(path)

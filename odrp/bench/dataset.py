@@ -25,8 +25,12 @@ Columns: ``instance_id, study, instance_name, generator, file, params`` (canonic
 ``param_<name>`` column per generator parameter of the grid, ``seed, instance_sha256`` (of the
 instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solver, options`` (JSON),
 ``repeat, status, objective, bound, solver_gap`` (the solver's own incumbent/bound gap), ``optimum,
-optimum_status, gap`` (:mod:`odrp.bench.optimum`), ``runtime_s, time_limit, verified, message,
-metrics`` (struct), ``method_stats`` (JSON: free-form per method), ``solution`` (struct),
+optimum_status, gap, sense, best_known, best_known_method, best_bound, tier, gap_known, gap_bound``
+(:mod:`odrp.bench.optimum`: the instance's optimum, sense, best verified solution, best proven bound
+and tier, and the row's gaps to the optimum, the best known and the best bound; files written before
+the certificate's columns existed lack them from ``sense`` on, and :func:`read` derives them),
+``runtime_s, time_limit, verified, message, metrics`` (struct), ``method_stats`` (JSON: free-form
+per method), ``solution`` (struct),
 ``package_version, solver_version``, and ``warm_start, warm_start_objective``: on an exact row of a
 ``warm_start: best_heuristic`` study, the heuristic run whose solution was the MIP start (``method``
 or ``method#repeat``) and its objective (else null; rows from before these columns existed have
@@ -80,6 +84,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -88,6 +93,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import odrp
+from odrp.bench.optimum import DERIVED, complete, study_settings
 from odrp.core.errors import InputError, read_bytes, read_text
 
 FORMAT = "odrp-bench/1"
@@ -123,6 +129,13 @@ TAIL = [
     ("optimum", pa.float64()),
     ("optimum_status", pa.string()),
     ("gap", pa.float64()),
+    ("sense", pa.string()),
+    ("best_known", pa.float64()),
+    ("best_known_method", pa.string()),
+    ("best_bound", pa.float64()),
+    ("tier", pa.string()),
+    ("gap_known", pa.float64()),
+    ("gap_bound", pa.float64()),
     ("runtime_s", pa.float64()),
     ("time_limit", pa.float64()),
     ("verified", pa.bool_()),
@@ -140,8 +153,9 @@ JSON_COLUMNS = ("params", "options", "method_stats")
 spread into ``param_*`` columns already (``params``)."""
 STRUCT_COLUMNS = ("metrics", "solution")
 """Columns stored as Parquet structs (:func:`nested_type`); :func:`read` gives them as dicts."""
-OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective")
-"""Columns a row may leave out (null): only exact rows of warm-started studies fill them."""
+OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective", *DERIVED[3:])
+"""Columns a row may leave out (null): only exact rows of warm-started studies fill the first two;
+the certificate's columns (``sense`` on) are derived by :func:`read` where a row lacks them."""
 PARAM_PREFIX = "param_"
 
 
@@ -506,11 +520,36 @@ def read(out: str | Path) -> Any:
     frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
     for name, values in nested.items():
         frame[name] = pd.Series(values, index=frame.index, dtype=object)
+    frame = complete(frame, study_settings(_manifest_or_none(out)), partial(_sense, out))
     written = [n for n, _ in HEAD] + [c for c in frame.columns if c.startswith(PARAM_PREFIX)] + [n for n, _ in TAIL]
     order = ["problem"] + [c for c in written if c in frame.columns]
     order += [c for c in frame.columns if c not in order]
     frame = frame[order].sort_values(["problem", "instance_id", "method", "solver", "repeat"], na_position="first")
     return frame.reset_index(drop=True)
+
+
+def _manifest_or_none(out: str | Path) -> dict[str, Any] | None:
+    try:
+        return read_manifest(out)
+    except InputError:
+        return None  # a damaged manifest: the defaults of every study (verify names the damage)
+
+
+def _sense(out: str | Path, problem: str, instance_id: str) -> str:
+    """An instance's sense: its stored file's ``sense`` field where the kind has one (the GAP), else the kind's."""
+    from odrp.registry import KINDS  # only here: reading a dataset that has its columns needs no kinds
+
+    path = Path(out) / instance_file(problem, instance_id)
+    with contextlib.suppress(OSError, ValueError):
+        if path.is_file() and not path.is_symlink():
+            given = json.loads(path.read_bytes()).get("sense")
+            if given in ("min", "max"):
+                return str(given)
+    if problem not in KINDS:
+        raise InputError(
+            str(rows_dir(out) / f"problem={problem}"), "problem", f"a kind of the toolkit ({', '.join(KINDS)})"
+        )
+    return KINDS[problem].sense
 
 
 def kind_dataset(out: str | Path, problem: str) -> Any:

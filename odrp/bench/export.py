@@ -54,6 +54,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from odrp.bench import dataset, verify
+from odrp.bench.optimum import DEFAULT_CERTIFY, bound_of, study_settings
 from odrp.bench.provenance import PLUGINS
 from odrp.bench.verify import SUMS
 from odrp.core.errors import InputError, read_bytes, read_text
@@ -70,6 +71,20 @@ DEFAULT_LICENCE = (
 )
 """The data's licence unless the grid's ``licence:`` or ``odrp dataset export --licence`` says otherwise."""
 
+#: The certificate's columns of ``optima.csv`` (:mod:`odrp.bench.optimum`); exports made before them lack them.
+CERTIFICATE_COLUMNS: dict[str, str] = {
+    "tier": "proven: two exact solvers prove the optimum and agree; proven_once: one solver proves it; bounded: "
+    "nothing proven, but best_known is within `certify` (relative) of best_bound; open: nothing certified; "
+    "empty where `established` is disagree or infeasible",
+    "best_known": "the best objective any method reached (exact or not), evaluator-verified",
+    "best_known_method": "the method that reached it (exact/<solver> or the heuristic; the first in name order "
+    "among equals); its solution is in results.parquet",
+    "best_bound": "the best bound the exact runs prove (for max the smallest, for min the largest; an optimal "
+    "run's bound is its objective): the optimum lies between best_known and best_bound",
+    "bound_solvers": "the exact solvers whose runs give best_bound, separated by spaces",
+    "certify": "the relative gap between best_known and best_bound that makes an instance bounded (the study's)",
+}
+
 #: The columns of ``optima.csv`` and what each means (the datasheet and the docs list them).
 OPTIMA_COLUMNS: dict[str, str] = {
     "instance": "the instance id; its file is instances/<kind>/<instance>.json",
@@ -85,6 +100,7 @@ OPTIMA_COLUMNS: dict[str, str] = {
     "size": "the kind's size measure of the instance",
     "size_label": "what `size` counts (operators, items, tasks, ...)",
     "instance_sha256": "SHA-256 of the instance file (its canonical JSON)",
+    **CERTIFICATE_COLUMNS,
 }
 
 #: The columns of ``results.parquet`` (one row per instance x method x repeat) and what each means.
@@ -102,6 +118,10 @@ RESULT_COLUMNS: dict[str, str] = {
     "objective, bound, solver_gap": "the objective (the evaluator's), the method's bound, the solver's own gap",
     "optimum, optimum_status, gap": "the instance's optimum, how it was established (as in optima.csv), and this "
     "row's relative gap to it (0 optimal, larger worse, for both senses)",
+    "sense, best_known, best_known_method, best_bound, tier": "the instance's sense and its certificate, as in "
+    "optima.csv",
+    "gap_known, gap_bound": "this row's gap to the best known and to the best bound (same convention as `gap`): "
+    "the true gap to the optimum lies between them",
     "runtime_s, time_limit": "wall seconds of the run and its limit",
     "verified": "the evaluator, which recomputes everything from the instance alone, agrees with the method",
     "message": "notes and error messages",
@@ -159,7 +179,8 @@ def export(out: str | Path, dest: str | Path, *, licence: str | None = None) -> 
         schema = json.dumps(KINDS[kind].schema(), indent=1, sort_keys=True) + "\n"
         summary.files[f"{SCHEMAS}/{kind}.json"] = _write(dest, f"{SCHEMAS}/{kind}.json", schema.encode())
     gaps = _mip_gaps(manifest)
-    optima = optima_rows(frame, instances, gaps)
+    certify = {study: value for study, (_, value) in study_settings(manifest).items()}
+    optima = optima_rows(frame, instances, gaps, certify)
     summary.files[OPTIMA] = _write(dest, OPTIMA, _csv(optima, list(OPTIMA_COLUMNS)))
     table = pa.Table.from_pandas(_as_json_text(frame), preserve_index=False)
     sink = io.BytesIO()
@@ -250,8 +271,12 @@ def _sense(kind: str, data: bytes | None) -> str:
     return KINDS[kind].sense
 
 
-def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float]) -> list[dict[str, Any]]:
-    """One line per instance of ``frame`` (the dataset's rows): the columns of :data:`OPTIMA_COLUMNS`."""
+def optima_rows(
+    frame: Any, instances: dict[str, bytes], gaps: dict[str, float], certify: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """One line per instance of ``frame`` (the dataset's rows): the columns of :data:`OPTIMA_COLUMNS`;
+    ``certify``: each study's certify gap (:func:`odrp.bench.optimum.study_settings`)."""
+    certify = certify or {}
     lines = []
     for (problem, instance_id), rows in frame.groupby(["problem", "instance_id"], sort=True):
         first = rows.iloc[0]
@@ -277,6 +302,7 @@ def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float])
             )
         ]
         best, best_method = _best_heuristic(rows, sense)
+        certificate = certificate_line(rows, sense, certify.get(str(first["study"]), DEFAULT_CERTIFY))
         lines.append(
             {
                 "instance": instance_id,
@@ -291,9 +317,30 @@ def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float])
                 "size": None if _number(first["size"]) is None else int(first["size"]),
                 "size_label": first["size_label"],
                 "instance_sha256": first["instance_sha256"],
+                **certificate,
             }
         )
     return lines
+
+
+def certificate_line(rows: Any, sense: str, certify: float) -> dict[str, Any]:
+    """The certificate's columns of one instance's line in ``optima.csv`` (:data:`CERTIFICATE_COLUMNS`)."""
+    first = rows.iloc[0]
+    best_bound = _number(first.get("best_bound"))
+    solvers = [
+        str(row["solver"])
+        for row in rows.to_dict("records")
+        if best_bound is not None and (b := bound_of(row)) is not None and agrees(b, best_bound)
+    ]
+    tier = next((str(t) for t in rows["tier"].dropna()), None) if "tier" in rows else None
+    return {
+        "tier": tier,
+        "best_known": _number(first.get("best_known")),
+        "best_known_method": None if _number(first.get("best_known")) is None else first.get("best_known_method"),
+        "best_bound": best_bound,
+        "bound_solvers": " ".join(sorted(set(solvers))),
+        "certify": certify,
+    }
 
 
 def _best_heuristic(rows: Any, sense: str) -> tuple[float | None, str | None]:
@@ -334,7 +381,7 @@ def read_optima(dest: str | Path) -> list[dict[str, str]]:
         lines = list(csv.DictReader(io.StringIO(read_text(path, "CSV file"), newline="")))
     except csv.Error as error:
         raise InputError(str(path), "", f"a readable CSV file ({type(error).__name__})") from None
-    missing = [c for c in OPTIMA_COLUMNS if lines and c not in lines[0]]
+    missing = [c for c in OPTIMA_COLUMNS if c not in CERTIFICATE_COLUMNS and lines and c not in lines[0]]
     if missing:
         raise InputError(str(path), missing[0], "a column of optima.csv (see the export's README.md)")
     return lines

@@ -19,6 +19,8 @@ A grid file (paths are relative to the grid file)::
         memory_limit: 4               # GB, for every run (default: half the worker's memory / its cores)
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
         threads: 1                    # threads of each exact solver (default 1: Spark runs a task per core)
+        certify: 0.01                 # relative gap between best known and best bound that makes an
+                                      #   instance without a proof "bounded" (default 0.01)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
         warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
@@ -77,6 +79,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
+from odrp.bench.optimum import DEFAULT_CERTIFY
 from odrp.core.canonical import canonical_json, normalise
 from odrp.core.canonical import instance_sha256 as instance_sha256  # where the bench modules and tests find it
 from odrp.core.errors import InputError, did_you_mean, read_text
@@ -116,6 +119,7 @@ class StudySpec(BaseModel):
     memory_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
     threads: PositiveInt = 1
+    certify: NonNegativeFloat = DEFAULT_CERTIFY
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
     solutions: list[SolutionSource] | SolutionSource = []
@@ -191,6 +195,9 @@ class InstanceTask:
     """Every method name of the study's ``solutions:`` (a run each, with or without a file here)."""
     threads: int = 1
     """Threads of each exact solver (the study's ``threads``)."""
+    certify: float = DEFAULT_CERTIFY
+    """The relative gap between best known and best bound that certifies an instance without a proof
+    (tier ``bounded``, :mod:`odrp.bench.optimum`)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
@@ -200,6 +207,7 @@ class InstanceTask:
             self.memory_limit,
             self.mip_gap,
             self.threads,
+            self.certify,
             canonical_json(self.options),
             self.warm_start,
             tuple((e.method, e.file) for e in self.external),
@@ -438,6 +446,7 @@ def _tasks(
         "memory_limit": study.memory_limit,
         "mip_gap": study.mip_gap,
         "threads": study.threads,
+        "certify": study.certify,
         "options": options,
         "plugins": plugins,
         "warm_start": study.warm_start,

@@ -8,7 +8,8 @@ Runs inside the Spark workers (and anywhere else: it needs no Spark). For an
    ``kind.load`` (validation); the instance's size is ``kind.size(instance)``;
 3. runs every planned run through :func:`odrp.run.run_method` (so the evaluator re-scores every
    solution): each exact solver, then each heuristic and repeat, with ``seed = repeat``;
-4. finds the optimum among the exact rows and gives every row its gap (:mod:`odrp.bench.optimum`).
+4. finds the optimum among the exact rows, the instance's best known solution, best bound and tier,
+   and gives every row its gaps (:func:`odrp.bench.optimum.certify_rows`).
 
 **Warm starts** (``warm_start: best_heuristic`` in the study): the heuristics run first, then each
 exact solver gets the best verified heuristic solution of the instance (:func:`best_start`) as its
@@ -42,7 +43,7 @@ from typing import Any
 
 import odrp
 from odrp.bench.grid import ExternalSolution, InstanceTask, Run, instance_sha256
-from odrp.bench.optimum import best_proven, gap_to_optimum
+from odrp.bench.optimum import certify_rows
 from odrp.core.errors import MAX_LINE, InputError
 from odrp.core.kind import require
 from odrp.core.limits import HEADROOM, data_size
@@ -111,7 +112,7 @@ def failed_outcome(task: InstanceTask, message: str) -> dict[str, Any]:
     """The outcome of an instance whose Spark task died: an error row for every planned run."""
     base = _instance_columns(task)
     now = time.perf_counter(), _cpu_seconds()
-    outcome = _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now)
+    outcome = _outcome(task, _certified(task, [_error_row(base, task, run, message, 0.0) for run in task.runs]), now)
     return {**outcome, "worker": None}  # built on the driver: no worker ran it
 
 
@@ -124,7 +125,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         load_plugins(task.plugins, "<grid>")
     except Exception as error:  # e.g. a plugin that is not installed on this worker
         rows = [_error_row(base, task, run, f"plugins: {error}", 0.0) for run in task.runs]
-        return _outcome(task, rows, start)
+        return _outcome(task, _certified(task, rows), start)
     try:
         data = task.data if task.data is not None else _generate(task)
         source = task.file or f"<{task.instance_id}>"
@@ -138,21 +139,17 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
     except Exception as error:  # a generator or a schema can fail in any way: record it
         message = f"instance: {_describe(error)}"
         rows = [_error_row(base, task, run, message, 0.0) for run in task.runs]
-        return _outcome(task, rows, start)
+        return _outcome(task, _certified(task, rows), start)
     rows = _run_all(kind, instance, task, base)
     sense = getattr(instance, "sense", kind.sense)  # the GAP's sense is the instance's
-    optimum = best_proven(rows, sense, task.mip_gap)
-    for row in rows:
-        row["optimum"] = optimum.value
-        row["optimum_status"] = optimum.status
-        row["gap"] = gap_to_optimum(row["objective"] if row["verified"] else None, optimum.value, sense)
-        notes = [row["message"]] if row["message"] else []
-        if optimum.note:
-            notes.append(optimum.note)
-        if row["gap"] is not None and row["gap"] < 0:
-            notes.append("objective better than the proven optimum: the exact side is wrong here")
-        row["message"] = "; ".join(notes)
+    certify_rows(rows, sense, task.mip_gap, task.certify)
     return {**_outcome(task, rows, start), "instance": data}
+
+
+def _certified(task: InstanceTask, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of an instance that could not be built or run, with the derived columns (no optimum, ``open``)."""
+    certify_rows(rows, KINDS[task.problem].sense, task.mip_gap, task.certify)
+    return rows
 
 
 def _generate(task: InstanceTask) -> dict[str, Any]:
