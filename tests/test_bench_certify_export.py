@@ -135,22 +135,22 @@ def test_optima_csv_holds_each_certificate(made):
 
 def test_verify_rechecks_bounds_and_finds_a_wrong_one(made, run_cli):
     _, dest, _, optima = made
-    assert second_solver("kp", ["highs"]) == "cbc"  # the kind's next solver, none of those that made it
+    assert second_solver("kp", ["highs"]) == "scip"  # SCIP first: none of those that made it, another lineage
     found = {item.file: item for item in resolve(dest, 3, time_limit=30)}
     k0, k1, k2 = (found[f"instances/kp/kp-{name}.json"] for name in ("K0", "K1", "K2"))
-    assert k0.finding is None and k0.kind == "optimum" and k0.solver == "cpsat"
-    # K1: cbc proves the optimum, inside [best known, best bound]; the best known solution re-scored
-    assert k1.finding is None and k1.kind == "bound" and k1.solver == "cbc"
+    assert k0.finding is None and k0.kind == "optimum" and k0.solver == "scip"
+    # K1: scip proves the optimum, inside [best known, best bound]; the best known solution re-scored
+    assert k1.finding is None and k1.kind == "bound" and k1.solver == "scip"
     assert k1.bound == pytest.approx(optima["K1"]) and "re-scored by the evaluator" in k1.note
-    assert "certify the best known on their own" in k1.note  # cbc's bound is the optimum itself
-    # K2: cbc finds the optimum, a verified solution beyond the recorded bound
+    assert "certify the best known on their own" in k1.note  # scip's bound is the optimum itself
+    # K2: scip finds the optimum, a verified solution beyond the recorded bound
     assert k2.finding is not None and k2.finding.kind == "mismatched"
     assert "beyond the bound" in k2.finding.detail and f"{optima['K2']:.10g}" in k2.finding.detail
     proc = run_cli("dataset", "verify", str(dest), "--resolve", "3", "--time-limit", "30")
     assert proc.returncode == 2
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "kp-K2.json" in errors[0]
-    assert "kp-K1.json: cbc bound" in proc.stdout
+    assert "kp-K1.json: scip bound" in proc.stdout
 
 
 def test_a_best_known_solution_that_does_not_score_is_found(made, tmp_path, run_cli):
