@@ -163,6 +163,7 @@ def run_method(
     if warm_start is not None and not _takes_keyword(kind.exact, "warm_start"):
         raise UnknownMethod(f"the exact method of {kind.name!r} takes no warm start", "--warm-start")
     if method == "exact":
+        chosen = formulation not in (None, "auto") or bool(options)  # the user said how the method runs
         _check_exact(kind, solver, formulation)
         if kind.settings is not None:  # bad options are refused before any time is spent
             options = settings_for(kind.settings, options)
@@ -175,7 +176,7 @@ def run_method(
             given = judge_solution(kind, instance, warm_start, "warm start")
             floor += [given] if given is not None else []
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-        racers = [f for f in kind.race if f in kind.formulations] if formulation in (None, "auto") else []
+        racers = [] if chosen else [f for f in kind.race if f in kind.formulations]
         cores = threads if threads is not None else _cores()
         if racers and cores >= 2:
             share = None if threads is None else max(1, threads // (1 + len(racers)))
@@ -188,8 +189,20 @@ def run_method(
         if floor:
             result.metrics.setdefault("method_stats", {})["starts"] = [_start_record(r) for r in floor]
         result.runtime_s = time.perf_counter() - start
+        if result.status == "time_limit" and not result.message:
+            result.message = _stopped(time_limit, result)
         return result
     return _run_heuristic(kind, instance, method, time_limit, seed, options, start)
+
+
+def _stopped(time_limit: float | None, result: Result) -> str:
+    """Why a time-limited exact run ended without a proof: its limit, and how far it got."""
+    limit = "its time limit" if time_limit is None else f"the time limit of {time_limit:g} s"
+    if result.objective is None:
+        return f"{limit} came before any solution was found"
+    if result.gap is None:
+        return f"{limit} came before a bound on the optimum was found"
+    return f"{limit} came before the optimum was proven: gap {result.gap:.2%} to the best bound"
 
 
 def _check_exact(kind: ProblemKind, solver: str | None, formulation: str | None) -> None:
@@ -280,6 +293,8 @@ def _race(
         return lambda: _run_exact(kind, instance, f, *call, starts)
 
     outcomes = race([member(f) for f in formulations], decided=_decided, time_limit=time_limit)
+    if isinstance(outcomes[0], InputError | UnknownMethod):  # bad input is refused, whoever else answered
+        raise outcomes[0]
     results = [o for o in outcomes if isinstance(o, Result)]
     if not results:  # every racer failed: raise the first's error (or say that it died)
         first = next((o for o in outcomes if isinstance(o, BaseException)), None)
@@ -297,6 +312,9 @@ def _race(
     if decided is None and gap is not None and gap <= max(mip_gap, 1e-9) and best.verified:
         status = "optimal"
     stats = dict(primary.metrics.get("method_stats", {}))
+    given = [_threads_of(o, threads) for o in outcomes]
+    if "threads" in stats and None not in given:  # the run's threads are its members' together
+        stats["threads"] = sum(given)
     stats["race"] = [
         {
             "formulation": f or "auto",
@@ -304,8 +322,9 @@ def _race(
             "objective": o.objective if isinstance(o, Result) else None,
             "bound": o.bound if isinstance(o, Result) else None,
             "runtime_s": round(o.runtime_s, 3) if isinstance(o, Result) else None,
+            "threads": t,
         }
-        for f, o in zip(formulations, outcomes, strict=True)
+        for f, o, t in zip(formulations, outcomes, given, strict=True)
     ]
     metrics = dict(best.metrics, method_stats=stats)
     names = [f or "auto" for f in formulations]
@@ -323,6 +342,13 @@ def _race(
         metrics=metrics,
         message=message,
     )
+
+
+def _threads_of(outcome: Result | BaseException | None, given: int | None) -> int | None:
+    """The threads a raced member's solver ran on: what it recorded, else what it was given."""
+    if isinstance(outcome, Result):
+        return outcome.metrics.get("method_stats", {}).get("threads", given)
+    return given
 
 
 def _decided(result: Result) -> bool:

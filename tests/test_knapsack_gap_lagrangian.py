@@ -189,7 +189,7 @@ def test_published_optima(sense):
     """gap12 #1-#2 (OR-Library): the search reproduces the published optima."""
     optima = published()
     for data in knapsack_io.read("orlib-gap", DATA / "gap12.txt", sense=sense)[:2]:
-        result = run_method(GAP, GAP.load(data, "gap12"), "exact")
+        result = run_method(GAP, GAP.load(data, "gap12"), "exact", threads=1)  # the default alone, unraced
         assert result.metrics["method_stats"]["formulation"] == "lagrangian"
         assert result.status == "optimal" and result.verified
         assert result.objective == optima[(data["name"], sense)]

@@ -36,9 +36,18 @@ def knapsack() -> pyo.ConcreteModel:
 
 @pytest.mark.parametrize(("solver", "used"), [("highs", 2), ("cbc", 2), ("cpsat", 2), ("scip", 1)])
 def test_the_api_records_the_threads_each_solver_was_given(solver, used):
-    result = odrp.solve(KP, solver=solver, threads=2)
+    result = odrp.solve(KP, solver=solver, threads=2, formulation="textbook")  # one model: nothing raced
     assert result.status == "optimal" and result.verified and result.objective == 15
     assert result.metrics["method_stats"]["threads"] == used
+
+
+@pytest.mark.parametrize(("solver", "each"), [("highs", 1), ("scip", 1)])
+def test_a_raced_run_splits_its_threads_and_records_them_together(solver, each):
+    result = odrp.solve(KP, solver=solver, threads=2)  # the knapsack family races its textbook model
+    assert result.status == "optimal" and result.verified and result.objective == 15
+    stats = result.metrics["method_stats"]
+    assert [member["threads"] for member in stats["race"]] == [each, each]
+    assert stats["threads"] == 2 * each
 
 
 def test_the_default_is_the_machines_cores_and_pathmap_takes_threads_too():
@@ -82,8 +91,8 @@ def test_highs_gets_the_thread_count_on_both_routes(monkeypatch):
     given: list[int | None] = []
     real = highs._highs_interface
 
-    def recording(warm_start: bool):
-        interface = real(warm_start)
+    def recording(warm_start: bool, watch=None):
+        interface = real(warm_start, watch)
         solve = interface.solve
 
         def record(model, **config):

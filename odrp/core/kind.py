@@ -184,19 +184,31 @@ def validate(spec: type[Spec], data: Any, source: str) -> Spec:
     try:
         return spec.model_validate(data)
     except ValidationError as error:
-        errors = error.errors()
-        # a misspelt field is both unknown and missing: name the unknown one, with the field it resembles
-        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-        message = first["msg"]
-        if first["type"] == "value_error":  # a validator's own message says what it got
-            message = str(first.get("ctx", {}).get("error", message))
-        elif first["type"] == "extra_forbidden":
-            loc = tuple(first["loc"])
-            message += did_you_mean(str(loc[-1]), _field_names(spec, loc[:-1]))
-        elif first["type"] != "missing":
-            given = repr(first.get("input"))
-            message += f" (got {given if len(given) <= 60 else given[:59] + '…'})"
-        raise InputError(source, field_path(tuple(first["loc"])), message) from None
+        field, message = _first_error(spec, error)
+    # raised outside the handler: the pydantic error (every error, in pydantic's own form) is not kept
+    # as its context
+    raise InputError(source, field, message)
+
+
+def _first_error(spec: type[BaseModel], error: ValidationError) -> tuple[str, str]:
+    """The field and message of a validation's first error. A function of its own: the list of every
+    error (10 million for a list of 10 million bad numbers) dies with its frame, where a frame kept by
+    the raised error's traceback would keep it alive."""
+    errors = error.errors()
+    # a misspelt field is both unknown and missing: name the unknown one, with the field it resembles
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    message = first["msg"]
+    if first["type"] == "value_error":  # a validator's own message says what it got
+        message = str(first.get("ctx", {}).get("error", message))
+    elif first["type"] == "extra_forbidden":
+        loc = tuple(first["loc"])
+        hint = did_you_mean(str(loc[-1]), _field_names(spec, loc[:-1]))
+        missing = [str(e["loc"][-1]) for e in errors if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
+        message += hint or (f" (missing: {', '.join(missing)})" if missing else "")
+    elif first["type"] != "missing":
+        given = repr(first.get("input"))
+        message += f" (got {given if len(given) <= 60 else given[:59] + '…'})"
+    return field_path(tuple(first["loc"])), message
 
 
 def _field_names(spec: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
