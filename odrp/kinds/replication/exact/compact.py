@@ -11,8 +11,9 @@ uses and (c) the share U(u)/|U| of replicas on each node, so one family of binar
 
 with   sum_k w[i,k] = 1,   sum_m h[i,u,k,m] <= w[i,k],   sum_{u,m} m h[i,u,k,m] = k w[i,k]   (eq. 26),
 and    capacity sum_{i,k,m} m Res_i h[i,u,k,m] <= Res_u   (eq. 23).
-From these, linear expressions give  o[i,u] = sum_{k,m} h  (node used) and
-f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
+From these, o[i,u] = sum_{k,m} h (node used) and f[i,u] = sum_{k,m} (m/k) h (share of i's replicas
+on u) are columns defined by one row each (operators with k_i = 1 use h[i,u,1,1] itself), so that
+every later row holds one entry for each.
 
 - Operator latency (eqs. 1, 10): rho_i = sum_k R_i(lambda_i/k) w[i,k] / S when i's candidates are
   equally fast; otherwise rho_i >= R_i(lambda_i/k)/S_u * sum_m h[i,u,k,m] for every u, k (exact:
@@ -23,12 +24,11 @@ f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
 - Response time (eqs. 8, 9, 22): longest-path potentials t_j >= t_i + rho_i + delta_ij, one row per
   stream instead of one per source-sink path, and r >= t_i + rho_i at the sinks.
 - Cost (eqs. 2, 5, 12-14) and network metric (eqs. 17-20) need the replica-pair shares
-  f[i,u] f[j,v] of each stream. They are linearised exactly by multiplying the identity
-  sum_v f[j,v] = 1 with the binaries of one side: x[s,u,(k,m),v] = h[i,u,k,m] f[j,v] through
-      sum_v x[s,u,(k,m),v] = h[i,u,k,m],    sum_{k,m} x[s,u,(k,m),v] <= f[j,v],
-  and share(u, v) = sum_{k,m} (m/k) x[s,u,(k,m),v]. When only the inter-node traffic counts
-  (pair weight b_ij for every u != v, no link cost) the diagonal alone is needed:
-  T_ij = b_ij lambda_ij (1 - sum_u share(u, u)), and since it is maximised, upper bounds
+  P[s,u,v] = f[i,u] f[j,v] of each stream: :mod:`.pairs` writes them exactly linear (a coupling
+  with both marginals where one end always sits on one node; otherwise the binaries of one end,
+  merged by share m/k, times the distribution of the other). When only the inter-node traffic counts
+  on a stream (pair weight b_ij for every u != v, no link cost) the diagonal alone is needed:
+  T_ij = b_ij lambda_ij (1 - sum_u P[s,u,u]), and since it is maximised, upper bounds
   g <= h, sum_{k,m} g <= f[j,u] suffice.
 - Availability (eqs. 15, 16): node and link activations z >= o[i,u] and z >= o[i,u] + o[j,v] - 1,
   exact because log A <= 0 is maximised.
@@ -40,6 +40,9 @@ Valid inequalities, each switched by a field of
 - Transport bound (``transport_delay_bound``): the largest delay between used nodes is at least
   the average delay under any coupling of the two replica distributions f[i,.] and f[j,.], in
   particular the cheapest one (an earth-mover bound; coupling variables per stream and node pair).
+  Where a stream has pair shares P, P is that coupling (no further columns); where both its ends
+  always sit on one node, P is 1 on the pair they use and the bound is the delay itself, so the
+  stream's rows delta_s >= d_uv (o[i,u] + o[j,v] - 1) are left out.
 - Round-trip bounds (``round_trip_bounds``): with latency-only potentials a (from the sources) and
   b (to the sinks), every operator i lies on a path of latency a_i + rho_i + b_i; if i has a
   replica on node u, that path's stream delays add up to at least RT(i,u) = (shortest delay from
