@@ -29,6 +29,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -117,17 +118,12 @@ def run_limited(
                 f"a memory budget above {gigabytes(own + HEADROOM)} (the toolkit itself uses {gigabytes(own)}), "
                 f"got {gigabytes(limit)}"
             )
-        receive, send = Pipe(duplex=False)
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            receive.close()
-            _child(send, limit, function, args, kwargs)
-        send.close()
+        receive, pid = start_child(function, limit, *args, **kwargs)
         found = Found()
         try:
             answer = _wait(receive, pid, None if time_limit is None else time.monotonic() + time_limit + GRACE, found)
         except BaseException:
-            _kill(pid)
+            stop_child(pid)
             raise
         finally:
             receive.close()
@@ -135,7 +131,19 @@ def run_limited(
             raise TimeLimitKilled(
                 f"stopped {GRACE} s after the time limit of {time_limit:g} s: the method did not return", found
             )
-        return _unpack(answer, pid, limit)
+        return child_answer(answer, pid, limit)
+
+
+def start_child(function: Callable[..., Any], limit: int, *args: Any, **kwargs: Any) -> tuple[Connection, int]:
+    """Fork a child that runs ``function(*args, **kwargs)`` capped at ``limit`` bytes and answers through the
+    returned pipe (its progress messages first); the pipe and the child's pid (also its process group)."""
+    receive, send = Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        receive.close()
+        _child(send, limit, function, args, kwargs)
+    send.close()
+    return receive, pid
 
 
 def _child(send: Connection, limit: int, function: Callable[..., Any], args: Any, kwargs: Any) -> None:
@@ -144,6 +152,7 @@ def _child(send: Connection, limit: int, function: Callable[..., Any], args: Any
     code = 0
     lock = threading.Lock()
     _TO_PARENT = (send, lock, os.getpid())
+    _own_capture_lock()
     try:
         os.setpgid(0, 0)  # its own process group: the watchdog kills its subprocesses with it
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; a Ctrl-C reaches it
@@ -168,6 +177,21 @@ def _child(send: Connection, limit: int, function: Callable[..., Any], args: Any
         os._exit(code)
 
 
+def _own_capture_lock() -> None:
+    """Give this child a lock of its own for Pyomo's output capture.
+
+    Pyomo guards the capture of the process's stdout and stderr with a lock that it makes a
+    ``multiprocessing.Lock`` (a semaphore shared with forked processes) once multiprocessing is imported.
+    A child killed while a solver runs inside that capture (the watchdog, a race that another member
+    decided) would leave it taken for good, and every later solve of the parent and of its other
+    children would wait 200 s for it and fail. A forked child captures its own file descriptors only,
+    so a lock of its own loses nothing.
+    """
+    dependencies = sys.modules.get("pyomo.common.dependencies")
+    if dependencies is not None and hasattr(dependencies, "capture_output_lock"):
+        dependencies.capture_output_lock = threading.Lock()
+
+
 _PROGRESS = ("incumbent", "bound")
 
 
@@ -186,7 +210,7 @@ def _wait(receive: Connection, pid: int, deadline: float | None, found: Found) -
                 continue
             return message
         if deadline is not None and time.monotonic() >= deadline:
-            _kill(pid)
+            stop_child(pid)
             return "late"
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -201,7 +225,9 @@ def _wait(receive: Connection, pid: int, deadline: float | None, found: Found) -
             return None
 
 
-def _unpack(answer: tuple[str, Any] | None, pid: int, limit: int) -> Any:
+def child_answer(answer: tuple[str, Any] | None, pid: int, limit: int) -> Any:
+    """Reap the child and return its value, or raise what it raised (:class:`MethodDied` when it died
+    without an answer, :class:`MemoryLimitExceeded` when it ran out of its ``limit``)."""
     status, peak = _reap(pid)
     over = f"the run needed more than the memory budget of {gigabytes(limit)}"
     if answer is None:
@@ -238,7 +264,7 @@ def _reap(pid: int) -> tuple[int, int]:
     return status, usage.ru_maxrss * 1024
 
 
-def _kill(pid: int) -> None:
+def stop_child(pid: int) -> None:
     """Kill the child and its process group, and reap it."""
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
