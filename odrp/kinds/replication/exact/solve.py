@@ -46,6 +46,7 @@ from odrp.core.solvers.timing import OutOfTime, build_clock, solver_limit
 from odrp.heuristics.replication import LocalSearchSettings, run_local_search
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact import compact, paper, reduction, response, size, start
+from odrp.kinds.replication.exact.ideal import ideal_bound
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
@@ -98,6 +99,7 @@ def solve(
             message=f"no stable replica count within max_replicas for: {', '.join(unstable)}",
         )
         return ExactOutcome(run, None, {"formulation": formulation})
+    progress.bound(ideal_bound(inst))  # a bound from the first moment: a run stopped by the watchdog keeps it
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
     found = _incumbent(inst, incumbent)
@@ -258,9 +260,12 @@ def _merged(
     best = found
     if known is not None and (best is None or known[1] > best[1]):
         best = known
+    bound = run.bound
+    if bound is None and run.status != "infeasible":  # no bound from the solver: the ideal point's
+        bound, stats["bound_from"] = ideal_bound(inst), "ideal point"
     if best is None:
-        return ExactOutcome(run, None, stats)
-    bound = None if run.bound is None else max(run.bound, best[1])
+        return ExactOutcome(dataclasses.replace(run, bound=bound), None, stats)
+    bound = None if bound is None else max(bound, best[1])
     if run.status in ("optimal", "time_limit", "infeasible"):
         status = "time_limit" if run.status == "infeasible" else run.status
     else:
@@ -280,7 +285,9 @@ def _merged(
 def _without_solver(
     inst: OdrpInstance, solver: str, budget: Budget, known: Known | None, why: str, stats: dict[str, Any]
 ) -> ExactOutcome:
-    """A run that ended before its solver started: the known placement, if any, and no bound."""
+    """A run that ended before its solver started: the known placement, if any, and the ideal point's
+    bound (:mod:`.ideal`)."""
+    found = "no solution" if known is None else "the incumbent is the start's placement"
     run = SolverRun(
         solver=solver_version(solver),
         status="time_limit",
@@ -288,11 +295,8 @@ def _without_solver(
         bound=None,
         gap=None,
         runtime_s=0.0,
-        message=why if known is None else f"{why}; the incumbent is the start's placement",
+        message=f"{why}; {found}, the bound the ideal point's (each QoS term at its best alone)",
     )
-    if known is None:
-        run.message = f"no solution: {why}"
-        return ExactOutcome(run, None, stats)
     return _merged(inst, run, None, known, stats)
 
 
