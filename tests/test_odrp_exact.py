@@ -187,3 +187,48 @@ def test_compact_equals_paper_on_debs_with_four_nodes(profile):
     assert compact.status == paper.status == "optimal"
     assert compact.verified and paper.verified
     assert compact.objective == pytest.approx(paper.objective, rel=1e-6)
+
+
+# ------------------------------------------------------------------ the run's incumbent, progress
+
+COMPACT = {"textbook_nonzeros": 0}  # auto: the compact model even on tiny instances
+
+
+@pytest.mark.parametrize(("seed", "profile"), [(7, "balanced"), (1, "response_time")])
+def test_an_incumbent_replaces_the_start_and_the_optimum_stays(seed, profile):
+    """The caller's incumbent is the compact model's start (no local search of its own) and the
+    response-time model's ceiling; an infeasible one is ignored. The optimum is brute force's."""
+    inst = load(tiny(seed, profile, "traffic"))
+    best, _ = odrp_optimum(inst)
+    greedy = run_method(ODRP, inst, "odrp_greedy")
+    assert greedy.verified
+    settings = ODRP.settings(**COMPACT)
+    outcome = ODRP.exact(inst, incumbent=greedy.solution, settings=settings)
+    assert outcome.run.status == "optimal" and outcome.run.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert outcome.stats["start_source"] == "incumbent" or outcome.stats["start_objective"] >= greedy.objective
+    if profile == "balanced":
+        assert outcome.stats["start_source"] == "incumbent" and "start_s" not in outcome.stats
+    crowded = {"placement": {op: {inst.nodes[0]: 1} for op in inst.operators}}  # every operator on one node
+    assert not ODRP.evaluate(inst, crowded, "test").feasible
+    ignored = ODRP.exact(inst, incumbent=crowded, settings=settings)
+    assert ignored.run.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert ignored.stats.get("start_source") != "incumbent"
+
+
+@pytest.mark.parametrize(("seed", "profile"), [(7, "balanced"), (8, "balanced"), (1, "response_time")])
+def test_the_models_incumbents_and_bounds_leave_the_run(seed, profile):
+    """Inside a watched run every incumbent the exact method reports is feasible, they only improve,
+    the last is the optimum, and every bound reported is a bound of the brute-force optimum."""
+    from odrp.core import progress
+
+    inst = load(tiny(seed, profile, "traffic"))
+    best, _ = odrp_optimum(inst)
+    messages: list[tuple[str, object]] = []
+    with progress.watching(ODRP.evaluate, inst, "max", messages.append):
+        outcome = ODRP.exact(inst, settings=ODRP.settings(**COMPACT))
+    assert outcome.run.status == "optimal"
+    incumbents = [payload[1] for kind, payload in messages if kind == "incumbent"]
+    bounds = [payload for kind, payload in messages if kind == "bound"]
+    assert incumbents and incumbents == sorted(incumbents)
+    assert incumbents[-1] == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert bounds and all(b >= best - 1e-6 for b in bounds)

@@ -81,8 +81,15 @@ def test_the_response_time_model_takes_a_warm_start_as_its_incumbent(seed, solve
     best, _ = odrp_optimum(inst)
     start = run_method(ODRP, inst, "odrp_greedy")
     for local_search in (True, False):
+        # without the run's start heuristics, whose incumbent would set the ceiling too
         warm = run_method(
-            ODRP, inst, "exact", solver=solver, warm_start=start.solution, options={"local_search": local_search}
+            ODRP,
+            inst,
+            "exact",
+            solver=solver,
+            warm_start=start.solution,
+            options={"local_search": local_search},
+            starts=False,
         )
         assert warm.status == "optimal" and warm.verified, warm.message
         assert warm.objective == pytest.approx(best, rel=1e-6, abs=1e-9)

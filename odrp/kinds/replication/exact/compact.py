@@ -11,8 +11,9 @@ uses and (c) the share U(u)/|U| of replicas on each node, so one family of binar
 
 with   sum_k w[i,k] = 1,   sum_m h[i,u,k,m] <= w[i,k],   sum_{u,m} m h[i,u,k,m] = k w[i,k]   (eq. 26),
 and    capacity sum_{i,k,m} m Res_i h[i,u,k,m] <= Res_u   (eq. 23).
-From these, linear expressions give  o[i,u] = sum_{k,m} h  (node used) and
-f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
+From these, o[i,u] = sum_{k,m} h (node used) and f[i,u] = sum_{k,m} (m/k) h (share of i's replicas
+on u) are columns defined by one row each (operators with k_i = 1 use h[i,u,1,1] itself), so that
+every later row holds one entry for each.
 
 - Operator latency (eqs. 1, 10): rho_i = sum_k R_i(lambda_i/k) w[i,k] / S when i's candidates are
   equally fast; otherwise rho_i >= R_i(lambda_i/k)/S_u * sum_m h[i,u,k,m] for every u, k (exact:
@@ -23,12 +24,11 @@ f[i,u] = sum_{k,m} (m/k) h  (share of i's replicas on u).
 - Response time (eqs. 8, 9, 22): longest-path potentials t_j >= t_i + rho_i + delta_ij, one row per
   stream instead of one per source-sink path, and r >= t_i + rho_i at the sinks.
 - Cost (eqs. 2, 5, 12-14) and network metric (eqs. 17-20) need the replica-pair shares
-  f[i,u] f[j,v] of each stream. They are linearised exactly by multiplying the identity
-  sum_v f[j,v] = 1 with the binaries of one side: x[s,u,(k,m),v] = h[i,u,k,m] f[j,v] through
-      sum_v x[s,u,(k,m),v] = h[i,u,k,m],    sum_{k,m} x[s,u,(k,m),v] <= f[j,v],
-  and share(u, v) = sum_{k,m} (m/k) x[s,u,(k,m),v]. When only the inter-node traffic counts
-  (pair weight b_ij for every u != v, no link cost) the diagonal alone is needed:
-  T_ij = b_ij lambda_ij (1 - sum_u share(u, u)), and since it is maximised, upper bounds
+  P[s,u,v] = f[i,u] f[j,v] of each stream: :mod:`.pairs` writes them exactly linear (a coupling
+  with both marginals where one end always sits on one node; otherwise the binaries of one end,
+  merged by share m/k, times the distribution of the other). When only the inter-node traffic counts
+  on a stream (pair weight b_ij for every u != v, no link cost) the diagonal alone is needed:
+  T_ij = b_ij lambda_ij (1 - sum_u P[s,u,u]), and since it is maximised, upper bounds
   g <= h, sum_{k,m} g <= f[j,u] suffice.
 - Availability (eqs. 15, 16): node and link activations z >= o[i,u] and z >= o[i,u] + o[j,v] - 1,
   exact because log A <= 0 is maximised.
@@ -40,6 +40,9 @@ Valid inequalities, each switched by a field of
 - Transport bound (``transport_delay_bound``): the largest delay between used nodes is at least
   the average delay under any coupling of the two replica distributions f[i,.] and f[j,.], in
   particular the cheapest one (an earth-mover bound; coupling variables per stream and node pair).
+  Where a stream has pair shares P, P is that coupling (no further columns); where both its ends
+  always sit on one node, P is 1 on the pair they use and the bound is the delay itself, so the
+  stream's rows delta_s >= d_uv (o[i,u] + o[j,v] - 1) are left out.
 - Round-trip bounds (``round_trip_bounds``): with latency-only potentials a (from the sources) and
   b (to the sinks), every operator i lies on a path of latency a_i + rho_i + b_i; if i has a
   replica on node u, that path's stream delays add up to at least RT(i,u) = (shortest delay from
@@ -62,6 +65,7 @@ import pyomo.environ as pyo
 
 from odrp.core.exact import clear_values
 from odrp.core.solvers.timing import BuildClock
+from odrp.kinds.replication.exact import pairs
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement
 
@@ -100,11 +104,21 @@ def build(
         ),
     )
 
+    # o[i,u] (node used) and f[i,u] (share of i's replicas on u) as columns defined by one row each,
+    # so that the many rows below hold one entry for each instead of the sum over i's levels
+    spread = [(i, u) for i in ops if len(levels[i]) > 1 for u in inst.candidates[i]]
+    m.o = pyo.Var(spread, bounds=(0, 1))
+    m.f = pyo.Var(spread, bounds=(0, 1))
+    m.o_def = pyo.Constraint(spread, rule=lambda m, i, u: m.o[i, u] == sum(m.h[i, u, k, c] for k, c in levels[i]))
+    m.f_def = pyo.Constraint(
+        spread, rule=lambda m, i, u: m.f[i, u] == sum((c / k) * m.h[i, u, k, c] for k, c in levels[i])
+    )
+
     def used(i: int, u: int):
-        return sum(m.h[i, u, k, c] for k, c in levels[i])
+        return m.h[i, u, 1, 1] if len(levels[i]) == 1 else m.o[i, u]
 
     def share(i: int, u: int):
-        return sum((c / k) * m.h[i, u, k, c] for k, c in levels[i])
+        return m.h[i, u, 1, 1] if len(levels[i]) == 1 else m.f[i, u]
 
     def slots(i: int, u: int):
         return sum(c * m.h[i, u, k, c] for k, c in levels[i])
@@ -118,17 +132,22 @@ def build(
     clock.stage()
     terms = []
     w = inst.weights
+    cost_weight = w["cost"] > 0
+    network_weight = w["network"] > 0
+    full, diagonal = pairs.pair_streams(inst)
+    pair_shares = pairs.build(m, inst, full, levels, share, clock)
+    m.pair_shares = pair_shares
     if w["response_time"] > 0:
-        r = _response_time(m, inst, counts, levels, used, share, settings, clock)
+        r = _response_time(m, inst, counts, levels, used, share, settings, clock, pair_shares)
         terms.append(w["response_time"] * inst.normalised("response_time", r))
     clock.stage()
     if w["availability"] > 0:
         terms.append(w["availability"] * inst.normalised("availability", log_availability(m, inst, used)))
     clock.stage()
-    cost_weight = w["cost"] > 0
-    network_weight = w["network"] > 0
     if cost_weight or network_weight:
-        link_cost, network = _pair_shares(m, inst, levels, share, cost_weight, network_weight, clock)
+        link_cost, network = _pair_terms(inst, pair_shares, cost_weight, network_weight)
+        if diagonal:
+            network += _colocated_traffic(m, inst, diagonal, levels, share, clock)
         if cost_weight:
             node_cost = sum(inst.op_cost[i] * inst.resources[i] * k * m.w[i, k] for i in ops for k in counts[i])
             terms.append(w["cost"] * inst.normalised("cost", node_cost + link_cost))
@@ -138,7 +157,9 @@ def build(
     return m
 
 
-def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings: OdrpSettings, clock: BuildClock):
+def _response_time(
+    m, inst: OdrpInstance, counts, levels, used, share, settings: OdrpSettings, clock: BuildClock, pair_shares
+):
     ops = range(inst.n_operators)
     m.rho = pyo.Var(ops, domain=pyo.NonNegativeReals)
     m.latency = pyo.ConstraintList()
@@ -167,8 +188,12 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings:
     streams = range(len(inst.streams))
     m.delta = pyo.Var(streams, domain=pyo.NonNegativeReals)
     m.delay = pyo.ConstraintList()
+    # the pair shares of two point masses make the transport bound below the stream delay itself
+    exact = pair_shares.point_to_point if settings.transport_delay_bound else set()
     for s, st in enumerate(inst.streams):
         clock.stage()
+        if s in exact:
+            continue
         i, j = st.source, st.target
         for u in inst.candidates[i]:
             for v in inst.candidates[j]:
@@ -177,39 +202,42 @@ def _response_time(m, inst: OdrpInstance, counts, levels, used, share, settings:
                     m.delay.add(m.delta[s] >= d * (used(i, u) + used(j, v) - 1))
     clock.stage()
     if settings.transport_delay_bound:  # the cheapest coupling's delay (module docstring)
-        pairs = [
+        m.delay_bound = pyo.ConstraintList()
+        for s, p in pair_shares.share.items():  # the pair shares are a coupling already
+            m.delay_bound.add(m.delta[s] >= sum(inst.delay[u][v] * x for (u, v), x in p.items() if u != v))
+        others = [s for s in streams if s not in pair_shares.share]
+        pairs_ = [
             (s, u, v)
-            for s, st in enumerate(inst.streams)
-            for u in inst.candidates[st.source]
-            for v in inst.candidates[st.target]
+            for s in others
+            for u in inst.candidates[inst.streams[s].source]
+            for v in inst.candidates[inst.streams[s].target]
         ]
-        m.coupling = pyo.Var(pairs, domain=pyo.NonNegativeReals)
+        m.coupling = pyo.Var(pairs_, domain=pyo.NonNegativeReals)
         m.coupling_out = pyo.Constraint(
-            [(s, u) for s, st in enumerate(inst.streams) for u in inst.candidates[st.source]],
+            [(s, u) for s in others for u in inst.candidates[inst.streams[s].source]],
             rule=lambda m, s, u: (
                 sum(m.coupling[s, u, v] for v in inst.candidates[inst.streams[s].target])
                 == share(inst.streams[s].source, u)
             ),
         )
         m.coupling_in = pyo.Constraint(
-            [(s, v) for s, st in enumerate(inst.streams) for v in inst.candidates[st.target]],
+            [(s, v) for s in others for v in inst.candidates[inst.streams[s].target]],
             rule=lambda m, s, v: (
                 sum(m.coupling[s, u, v] for u in inst.candidates[inst.streams[s].source])
                 == share(inst.streams[s].target, v)
             ),
         )
-        m.delay_bound = pyo.Constraint(
-            streams,
-            rule=lambda m, s: (
+        for s in others:
+            i, j = inst.streams[s].source, inst.streams[s].target
+            m.delay_bound.add(
                 m.delta[s]
                 >= sum(
                     inst.delay[u][v] * m.coupling[s, u, v]
-                    for u in inst.candidates[inst.streams[s].source]
-                    for v in inst.candidates[inst.streams[s].target]
+                    for u in inst.candidates[i]
+                    for v in inst.candidates[j]
                     if u != v
                 )
-            ),
-        )
+            )
 
     clock.stage()
     response_time_rows(m, inst)
@@ -323,44 +351,38 @@ def log_availability(m, inst: OdrpInstance, used):
     )
 
 
-def _pair_shares(m, inst: OdrpInstance, levels, share, with_cost: bool, with_network: bool, clock: BuildClock):
-    """Link cost (eq. 5) and network metric (eqs. 18-20) from exactly linearised replica-pair shares."""
+def _colocated_traffic(m, inst: OdrpInstance, streams: list[int], levels, share, clock: BuildClock):
+    """Traffic T (eq. 18) of ``streams``: b lambda (1 - co-located share) per stream, the co-located
+    share maximised, so upper bounds g <= h, sum g <= f[j,u] suffice."""
+    network = 0.0
+    m.colocated = pyo.VarList(domain=pyo.NonNegativeReals)
+    m.colocated_rows = pyo.ConstraintList()
+    for s in streams:
+        clock.stage()
+        st = inst.streams[s]
+        i, j = st.source, st.target
+        colocated = 0.0
+        for u in set(inst.candidates[i]) & set(inst.candidates[j]):
+            g = {lv: m.colocated.add() for lv in levels[i]}
+            for (k, c), var in g.items():
+                m.colocated_rows.add(var <= m.h[i, u, k, c])
+            m.colocated_rows.add(sum(g.values()) <= share(j, u))
+            colocated += sum((c / k) * var for (k, c), var in g.items())
+        network += st.bytes_per_tuple * st.rate * (1 - colocated)
+    return network
+
+
+def _pair_terms(inst: OdrpInstance, pair_shares: pairs.PairShares, with_cost: bool, with_network: bool):
+    """Link cost (eq. 5) and network metric (eqs. 18-20) from the replica-pair shares."""
     link_cost = 0.0
     network = 0.0
-    m.pair = pyo.VarList(domain=pyo.NonNegativeReals)
-    m.pair_rows = pyo.ConstraintList()
-    for st in inst.streams:
-        clock.stage()
-        i, j = st.source, st.target
-        needs_cost = with_cost and any(inst.link_cost[u][v] > 0 for u in inst.candidates[i] for v in inst.candidates[j])
-        uniform = inst.network_metric == "traffic"
-        if with_network and uniform and not needs_cost:
-            # diagonal form: traffic = b lambda (1 - co-located share), co-located share maximised
-            colocated = 0.0
-            for u in set(inst.candidates[i]) & set(inst.candidates[j]):
-                g = {lv: m.pair.add() for lv in levels[i]}
-                for (k, c), var in g.items():
-                    m.pair_rows.add(var <= m.h[i, u, k, c])
-                m.pair_rows.add(sum(g.values()) <= share(j, u))
-                colocated += sum((c / k) * var for (k, c), var in g.items())
-            network += st.bytes_per_tuple * st.rate * (1 - colocated)
-            continue
-        if not (needs_cost or with_network):
-            continue
-        # full form: x[u,(k,m),v] = h[i,u,k,m] * f[j,v], exact by multiplying sum_v f[j,v] = 1
-        pair_share: dict[tuple[int, int], object] = {}
-        for u in inst.candidates[i]:
-            x = {(lv, v): m.pair.add() for lv in levels[i] for v in inst.candidates[j]}
-            for k, c in levels[i]:
-                m.pair_rows.add(sum(x[(k, c), v] for v in inst.candidates[j]) == m.h[i, u, k, c])
-            for v in inst.candidates[j]:
-                m.pair_rows.add(sum(x[lv, v] for lv in levels[i]) <= share(j, v))
-                pair_share[u, v] = sum((c / k) * x[(k, c), v] for k, c in levels[i])
-        for (u, v), value in pair_share.items():
-            if needs_cost and inst.link_cost[u][v] > 0:
-                link_cost += st.rate * inst.link_cost[u][v] * value
+    for s, p in pair_shares.share.items():
+        st = inst.streams[s]
+        for (u, v), x in p.items():
+            if with_cost and inst.link_cost[u][v] > 0:
+                link_cost += st.rate * inst.link_cost[u][v] * x
             if with_network and u != v:
-                network += st.bytes_per_tuple * st.rate * inst.pair_weight(u, v) * value
+                network += st.bytes_per_tuple * st.rate * inst.pair_weight(u, v) * x
     return link_cost, network
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from math import comb
 
+from odrp.kinds.replication.exact import pairs
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance
 
@@ -80,23 +81,36 @@ def _levels(inst: OdrpInstance) -> tuple[list[int], list[int], list[int]]:
     return cand, counts, levels
 
 
-def _delay_and_potentials(inst: OdrpInstance, used: list[int], share: list[int], settings: OdrpSettings) -> Size:
+def _delay_and_potentials(
+    inst: OdrpInstance,
+    used: list[int],
+    share: list[int],
+    settings: OdrpSettings,
+    pair_terms: dict[int, int] | None = None,
+    exact: set[int] | frozenset[int] = frozenset(),
+) -> Size:
     """What both compact models share when the response time counts: latency, stream delays,
-    transport bound, potentials, round trips. ``used``/``share``: terms of o[i,u] and f[i,u]."""
+    transport bound, potentials, round trips. ``used``/``share``: terms of o[i,u] and f[i,u];
+    ``pair_terms``: per stream with pair shares, their terms (the transport bound's coupling);
+    ``exact``: streams whose delay rows that coupling makes unnecessary."""
     cand, counts, _ = _levels(inst)
+    pair_terms = pair_terms or {}
     n, streams = inst.n_operators, inst.streams
     pairs = [cand[st.source] * cand[st.target] for st in streams]
     variables = n + len(streams) + n + 1  # rho, delta, start, r
     constraints = n + sum(cand[i] * counts[i] for i in range(n))  # latency rows
     nonzeros = sum((1 + used[i]) * (1 + cand[i] * counts[i]) for i in range(n))
-    constraints += sum(pairs)  # delta >= d (o[i,u] + o[j,v] - 1)
-    nonzeros += sum(p * (1 + used[st.source] + used[st.target]) for st, p in zip(streams, pairs, strict=True))
+    delayed = [(st, p) for s, (st, p) in enumerate(zip(streams, pairs, strict=True)) if s not in exact]
+    constraints += sum(p for _, p in delayed)  # delta >= d (o[i,u] + o[j,v] - 1)
+    nonzeros += sum(p * (1 + used[st.source] + used[st.target]) for st, p in delayed)
     if settings.transport_delay_bound:
-        variables += sum(pairs)
-        constraints += sum(cand[st.source] + cand[st.target] for st in streams) + len(streams)
+        constraints += len(pair_terms)
+        nonzeros += sum(t + 1 for t in pair_terms.values())
+        coupled = [(st, p) for s, (st, p) in enumerate(zip(streams, pairs, strict=True)) if s not in pair_terms]
+        variables += sum(p for _, p in coupled)
+        constraints += sum(cand[st.source] + cand[st.target] + 1 for st, _ in coupled)
         nonzeros += sum(
-            3 * p + cand[st.source] * share[st.source] + cand[st.target] * share[st.target] + 1
-            for st, p in zip(streams, pairs, strict=True)
+            3 * p + cand[st.source] * share[st.source] + cand[st.target] * share[st.target] + 1 for st, p in coupled
         )
     constraints += len(streams) + len(inst.sinks)
     nonzeros += 4 * len(streams) + 3 * len(inst.sinks)
@@ -122,35 +136,75 @@ def _availability(inst: OdrpInstance, used: list[int]) -> Size:
     return variables, constraints, nonzeros
 
 
+def _pair_shares(inst: OdrpInstance, streams: list[int]) -> tuple[Size, dict[int, int]]:
+    """The replica-pair shares of :mod:`.pairs` for ``streams``, and each stream's number of P terms."""
+    cand, _, _ = _levels(inst)
+    levels = {i: [(k, c) for k in inst.replica_counts(i) for c in range(1, k + 1)] for i in range(inst.n_operators)}
+    variables = constraints = nonzeros = 0
+    terms = {}
+    for s in streams:
+        i, j = inst.streams[s].source, inst.streams[s].target
+        oriented = pairs.orientation(inst, s, levels)
+        if oriented is None:  # the coupling form
+            p = cand[i] * cand[j]
+            variables += p
+            constraints += cand[i] + cand[j]
+            nonzeros += 2 * p + cand[i] + cand[j]
+            terms[s] = p
+            continue
+        a, b, classes = oriented
+        q = len(classes)
+        variables += cand[a] * q * cand[b]
+        constraints += cand[a] * q + cand[a] * cand[b] + cand[b]
+        nonzeros += cand[a] * (q * cand[b] + len(levels[a])) + cand[a] * cand[b] * (q + 1) + cand[b] * (cand[a] * q + 1)
+        terms[s] = cand[a] * cand[b] * q
+    return (variables, constraints, nonzeros), terms
+
+
 def compact_size(inst: OdrpInstance, settings: OdrpSettings) -> Size:
-    """The compact model (:mod:`.compact`): binaries per replica level, pair shares per stream."""
+    """The compact model (:mod:`.compact`): binaries per replica level, o and f columns, pair shares."""
     cand, counts, levels = _levels(inst)
     n = inst.n_operators
     h = [cand[i] * levels[i] for i in range(n)]
-    variables = sum(h) + sum(counts)
-    constraints = n + sum(cand[i] * counts[i] for i in range(n)) + sum(counts) + inst.n_nodes
-    nonzeros = sum(counts) + 2 * sum(h) + sum(counts) + sum(h) + sum(h)
+    spread = [cand[i] if levels[i] > 1 else 0 for i in range(n)]  # o[i,u] and f[i,u] columns
+    variables = sum(h) + sum(counts) + 2 * sum(spread)
+    constraints = n + sum(cand[i] * counts[i] for i in range(n)) + sum(counts) + inst.n_nodes + 2 * sum(spread)
+    nonzeros = (
+        sum(counts)
+        + 2 * sum(h)
+        + sum(counts)
+        + sum(h)
+        + sum(h)
+        + 2 * sum(c * (1 + levels[i]) for i, c in enumerate(spread))
+    )
+    ones = [1] * n
     w = inst.weights
-    sizes = [(variables, constraints, nonzeros)]
+    full, diagonal = pairs.pair_streams(inst)
+    pair_size, pair_terms = _pair_shares(inst, full)
+    sizes = [(variables, constraints, nonzeros), pair_size]
     if w["response_time"] > 0:
-        sizes.append(_delay_and_potentials(inst, levels, levels, settings))
+        exact = {s for s in pair_terms if all(pairs.point_mass(inst, i) for i in _ends(inst, s))}
+        exact = exact if settings.transport_delay_bound else set()
+        sizes.append(_delay_and_potentials(inst, ones, ones, settings, pair_terms, exact))
     if w["availability"] > 0:
-        sizes.append(_availability(inst, levels))
-    if w["network"] > 0 and w["cost"] == 0 and inst.network_metric == "traffic":  # the diagonal form
-        shared = [(len(set(inst.candidates[st.source]) & set(inst.candidates[st.target])), st) for st in inst.streams]
-        pair_vars = sum(c * levels[st.source] for c, st in shared)
-        pair_rows = sum(c * (levels[st.source] + 1) for c, st in shared)
-        pair_nonzeros = sum(c * (3 * levels[st.source] + levels[st.target]) for c, st in shared)
-        sizes.append((pair_vars, pair_rows, pair_nonzeros))
-    elif w["cost"] > 0 or w["network"] > 0:  # the full form
-        pair_vars = sum(cand[st.source] * levels[st.source] * cand[st.target] for st in inst.streams)
-        pair_rows = sum(cand[st.source] * (levels[st.source] + cand[st.target]) for st in inst.streams)
-        pair_nonzeros = sum(
-            cand[i] * (levels[i] * (cand[j] + 1) + cand[j] * (levels[i] + levels[j]))
-            for i, j in ((st.source, st.target) for st in inst.streams)
+        sizes.append(_availability(inst, ones))
+    if diagonal:  # the co-located share of the streams that need only the inter-node traffic
+        shared = [
+            (len(set(inst.candidates[s_.source]) & set(inst.candidates[s_.target])), s_)
+            for s_ in (inst.streams[s] for s in diagonal)
+        ]
+        sizes.append(
+            (
+                sum(c * levels[st.source] for c, st in shared),
+                sum(c * (levels[st.source] + 1) for c, st in shared),
+                sum(c * (3 * levels[st.source] + 1) for c, st in shared),
+            )
         )
-        sizes.append((pair_vars, pair_rows, pair_nonzeros))
     return _total(sizes)
+
+
+def _ends(inst: OdrpInstance, s: int) -> tuple[int, int]:
+    return inst.streams[s].source, inst.streams[s].target
 
 
 def response_size(inst: OdrpInstance, settings: OdrpSettings) -> Size:

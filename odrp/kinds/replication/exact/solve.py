@@ -34,9 +34,11 @@ import math
 import time
 from typing import Any
 
+from odrp.core import progress
 from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
 from odrp.core.memory import check_model
+from odrp.core.progress import ModelWatch
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
@@ -44,6 +46,7 @@ from odrp.core.solvers.timing import OutOfTime, build_clock, solver_limit
 from odrp.heuristics.replication import LocalSearchSettings, run_local_search
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact import compact, paper, reduction, response, size, start
+from odrp.kinds.replication.exact.ideal import ideal_bound
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.instance import OdrpInstance, Placement, parse_solution, solution_json
 
@@ -55,6 +58,10 @@ ALIASES = {"paper": "textbook"}
 Known = tuple[Placement, float]
 """A placement and its F (by the evaluator or the heuristics' incremental evaluator)."""
 
+MIP_START_SECONDS = 5.0
+"""A known placement (not a user's warm start) is the solver's MIP start only when the solver gets at
+least this many seconds: HiGHS completes a MIP start by one LP without looking at its time limit."""
+
 
 def solve(
     inst: OdrpInstance,
@@ -65,11 +72,15 @@ def solve(
     formulation: str = DEFAULT_FORMULATION,
     warm_start: dict[str, Any] | None = None,
     settings: OdrpSettings | None = None,
+    incumbent: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Solve an ODRP instance exactly with the given formulation and solver.
 
     ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (the incumbent of
-    the response-time model). ``settings``: the method's tunables (None: the defaults).
+    the response-time model). ``incumbent``: a solution JSON already found (the run's start
+    heuristics): it replaces the compact model's own local-search start, is HiGHS's MIP start there,
+    and, like a warm start, sets the response-time model's ceiling; an infeasible one is ignored.
+    ``settings``: the method's tunables (None: the defaults).
     """
     budget = Budget(time_limit)
     settings = settings or OdrpSettings()
@@ -88,19 +99,22 @@ def solve(
             message=f"no stable replica count within max_replicas for: {', '.join(unstable)}",
         )
         return ExactOutcome(run, None, {"formulation": formulation})
+    progress.bound(ideal_bound(inst))  # a bound from the first moment: a run stopped by the watchdog keeps it
     start_objective = checked_start(evaluate, inst, warm_start) if warm_start is not None else None
     given = None if warm_start is None else (parse_solution(inst, warm_start, "warm start"), start_objective)
+    found = _incumbent(inst, incumbent)
     textbook_size = size.paper_size(inst)
     # auto's own choice; a warm start keeps its uses in the compact models (MIP start, response-time ceiling)
     small = formulation == "auto" and given is None and textbook_size[2] <= settings.textbook_nonzeros
     if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook ODRP model (the paper's ILP)")
-        outcome = _solve_model(inst, "textbook", solver, budget, mip_gap, given, given, settings)
+        known = _better(given, found)
+        outcome = _solve_model(inst, "textbook", solver, budget, mip_gap, known, given, settings, warm=given)
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
     if settings.response_model and response.serves(inst):
         check_model(*size.response_size(inst, settings), "the response-time ODRP model")
-        outcome = _solve_response(inst, solver, budget, mip_gap, settings, given)
+        outcome = _solve_response(inst, solver, budget, mip_gap, settings, given, found)
         outcome.stats["formulation"] = formulation
         if start_objective is not None:
             used = outcome.stats.get("start_source") == "warm start"
@@ -116,12 +130,37 @@ def solve(
             }
         return outcome
     check_model(*size.compact_size(inst, settings), "the compact ODRP model")
-    known, stats = given, {}
-    if formulation == "auto" and settings.local_search:
+    known, stats = _better(given, found), {}
+    if found is not None:
+        stats["start_objective"], stats["start_source"] = found[1], "incumbent"
+        if known is given:
+            stats["start_source"] = "warm start"
+    elif formulation == "auto" and settings.local_search:
         known, stats = _heuristic_start(inst, settings, budget, given)
-    outcome = _solve_model(inst, formulation, solver, budget, mip_gap, known, given, settings)
+    # the user's warm start is the MIP start; without one, HiGHS takes the known placement: it
+    # completes the continuous columns of the compact model by one LP (0.2 s at 24 x 16), where CBC's
+    # MIP start can take longer than its time limit
+    mip_start = given if given is not None or solver != "highs" else known
+    outcome = _solve_model(inst, formulation, solver, budget, mip_gap, known, mip_start, settings, warm=given)
     outcome.stats.update(stats)
     return outcome
+
+
+def _incumbent(inst: OdrpInstance, solution: dict[str, Any] | None) -> Known | None:
+    """The caller's incumbent as a placement and its F by the evaluator; None if none or infeasible."""
+    if solution is None:
+        return None
+    evaluation = evaluate(inst, solution, "incumbent")
+    if not evaluation.feasible or evaluation.objective is None:
+        return None
+    return parse_solution(inst, solution, "incumbent"), float(evaluation.objective)
+
+
+def _better(first: Known | None, second: Known | None) -> Known | None:
+    """The better of two known placements (the first of equals); None if neither."""
+    if first is None or (second is not None and second[1] > first[1]):
+        return second
+    return first
 
 
 def _heuristic_start(
@@ -136,6 +175,7 @@ def _heuristic_start(
     if found.solution is None:
         return given, stats
     known = (parse_solution(inst, found.solution, "local search"), float(found.objective))
+    progress.incumbent(found.solution, "local search")
     stats["start_objective"], stats["start_source"] = known[1], "local search"
     if given is not None and given[1] > known[1]:
         known, stats["start_source"] = given, "warm start"
@@ -149,11 +189,13 @@ def _solve_model(
     budget: Budget,
     mip_gap: float,
     known: Known | None,
-    given: Known | None,
+    mip_start: Known | None,
     settings: OdrpSettings,
+    warm: Known | None = None,
 ) -> ExactOutcome:
-    """Build the textbook or compact model (MIP start: ``given``), solve it, keep the better of its
-    incumbent and ``known``."""
+    """Build the textbook or compact model, solve it (MIP start: ``mip_start``, when the solver gets at
+    least :data:`MIP_START_SECONDS`), keep the better of its incumbent and ``known``; ``warm`` is the
+    user's warm start, whose fate the stats record."""
     module = paper if formulation == "textbook" else compact
     what = "the textbook ODRP model" if formulation == "textbook" else "the compact ODRP model"
     stats: dict[str, Any] = {"formulation": formulation}
@@ -164,23 +206,51 @@ def _solve_model(
     except OutOfTime as stop:
         stats["build_s"] = time.perf_counter() - started
         return _without_solver(inst, solver, budget, known, str(stop), stats)
-    # only the user's warm start is a MIP start: the solvers process a MIP start without looking at
-    # their time limit (on a 30 x 12 instance at a 1 s limit, CBC 2.10 took 6.4 s, HiGHS 1.12 0.8 s
-    # past it); the start's placement stays the incumbent when the solver finds nothing better
-    mip_start = given
-    if mip_start is not None:
-        module.set_start(model, inst, mip_start[0])
     stats["build_s"] = time.perf_counter() - started
     stats.update(model_size(model))
     limit = solver_limit(budget.left(), solver, stats["build_s"])
     if limit == 0.0:
         return _without_solver(inst, solver, budget, known, f"no time left to solve {what}", stats)
-    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=mip_start is not None)
+    # the solvers process a MIP start without looking at their time limit (on a 30 x 12 instance at a
+    # 1 s limit, CBC 2.10 took 6.4 s, HiGHS 1.12 0.8 s past it): a user's warm start is always one, a
+    # known placement only with time to spare; it stays the incumbent when the solver finds nothing better
+    if mip_start is not None and mip_start is not warm and (limit is not None and limit < MIP_START_SECONDS):
+        mip_start = warm
+    if mip_start is not None:
+        module.set_start(model, inst, mip_start[0])
+    options = _highs_options(settings) if module is compact and known is not None else None
+    watch = ModelWatch(decode=lambda: solution_json(inst, module.placement(model, inst)), bound=float)
+    run = run_solver(
+        model,
+        solver=solver,
+        time_limit=limit,
+        mip_gap=mip_gap,
+        warm_start=mip_start is not None,
+        highs_options=options,
+        watch=watch,
+    )
     stats["solve_s"] = run.runtime_s
-    if given is not None:
-        stats["warm_start"] = warm_start_stats(given[1], run)
+    if warm is not None:
+        stats["warm_start"] = warm_start_stats(warm[1], run)
     found = (module.placement(model, inst), run.objective) if run.has_solution else None
     return _merged(inst, run, found, known, stats)
+
+
+def _highs_options(settings: OdrpSettings) -> dict[str, Any]:
+    """HiGHS's options for the compact model when a placement is known (``solver_heuristics``,
+    ``strong_branching``); other solvers ignore them."""
+    options: dict[str, Any] = {}
+    if not settings.solver_heuristics:
+        options.update(
+            mip_heuristic_effort=0.0,
+            mip_heuristic_run_rins=False,
+            mip_heuristic_run_rens=False,
+            mip_heuristic_run_root_reduced_cost=False,
+            mip_heuristic_run_feasibility_jump=False,
+        )
+    if not settings.strong_branching:
+        options["mip_pscost_minreliable"] = 0
+    return options
 
 
 def _merged(
@@ -190,9 +260,12 @@ def _merged(
     best = found
     if known is not None and (best is None or known[1] > best[1]):
         best = known
+    bound = run.bound
+    if bound is None and run.status != "infeasible":  # no bound from the solver: the ideal point's
+        bound, stats["bound_from"] = ideal_bound(inst), "ideal point"
     if best is None:
-        return ExactOutcome(run, None, stats)
-    bound = None if run.bound is None else max(run.bound, best[1])
+        return ExactOutcome(dataclasses.replace(run, bound=bound), None, stats)
+    bound = None if bound is None else max(bound, best[1])
     if run.status in ("optimal", "time_limit", "infeasible"):
         status = "time_limit" if run.status == "infeasible" else run.status
     else:
@@ -202,13 +275,19 @@ def _merged(
     )
     if best is not found:
         stats["incumbent_from"] = stats.get("start_source", "start")
-    return ExactOutcome(merged, solution_json(inst, best[0]), stats)
+    solution = solution_json(inst, best[0])
+    progress.incumbent(solution, "exact")
+    if merged.bound is not None:
+        progress.bound(merged.bound)
+    return ExactOutcome(merged, solution, stats)
 
 
 def _without_solver(
     inst: OdrpInstance, solver: str, budget: Budget, known: Known | None, why: str, stats: dict[str, Any]
 ) -> ExactOutcome:
-    """A run that ended before its solver started: the known placement, if any, and no bound."""
+    """A run that ended before its solver started: the known placement, if any, and the ideal point's
+    bound (:mod:`.ideal`)."""
+    found = "no solution" if known is None else "the incumbent is the start's placement"
     run = SolverRun(
         solver=solver_version(solver),
         status="time_limit",
@@ -216,11 +295,8 @@ def _without_solver(
         bound=None,
         gap=None,
         runtime_s=0.0,
-        message=why if known is None else f"{why}; the incumbent is the start's placement",
+        message=f"{why}; {found}, the bound the ideal point's (each QoS term at its best alone)",
     )
-    if known is None:
-        run.message = f"no solution: {why}"
-        return ExactOutcome(run, None, stats)
     return _merged(inst, run, None, known, stats)
 
 
@@ -231,8 +307,10 @@ def _solve_response(
     mip_gap: float,
     settings: OdrpSettings,
     given: Known | None = None,
+    found: Known | None = None,
 ) -> ExactOutcome:
-    """The response-time model, pruned by the better of a local-search placement and ``given``."""
+    """The response-time model, pruned by the best of a local-search placement, ``given`` (the user's
+    warm start) and ``found`` (the caller's incumbent)."""
     stats: dict[str, Any] = {"model": "response"}
     known = None
     if settings.local_search and inst.weights["response_time"] > 0:
@@ -240,9 +318,12 @@ def _solve_response(
         known = start.local_search(inst, settings, budget.share(settings.start_share))
     if known is not None:
         stats["start_source"] = "local search"
-    if given is not None and inst.weights["response_time"] > 0 and (known is None or given[1] > known[1]):
-        known = given
-        stats["start_source"] = "warm start"
+    if known is not None:
+        progress.incumbent(solution_json(inst, known[0]), "local search")
+    for other, source in ((given, "warm start"), (found, "incumbent")):
+        if other is not None and inst.weights["response_time"] > 0 and (known is None or other[1] > known[1]):
+            known = other
+            stats["start_source"] = source
     stats["start_s"] = budget.elapsed()
     model_inst, conflicts, excluded, ceiling = inst, (), (), None
     if known is not None:
@@ -270,10 +351,20 @@ def _solve_response(
     limit = solver_limit(budget.left(), solver, stats["build_s"])
     if limit == 0.0:
         return _without_solver(inst, solver, budget, known, "no time left to solve the response-time model", stats)
-    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap)
+    # with a known placement the model keeps every placement at least as good: its bound, raised to the
+    # known F, is a bound of the whole problem
+    floor = None if known is None else known[1]
+    watch = ModelWatch(
+        decode=lambda: solution_json(inst, response.placement(model, model_inst)),
+        bound=(lambda b: b) if floor is None else (lambda b: max(b, floor)),
+    )
+    run = run_solver(model, solver=solver, time_limit=limit, mip_gap=mip_gap, watch=watch)
     stats["solve_s"] = run.runtime_s
     if known is None:
         solution = solution_json(inst, response.placement(model, model_inst)) if run.has_solution else None
+        progress.incumbent(solution, "exact")
+        if run.bound is not None:
+            progress.bound(run.bound)
         return ExactOutcome(run, solution, stats)
     if run.status == "infeasible" and not budget.expired():
         # cannot happen in exact arithmetic (the known placement satisfies every added row);
