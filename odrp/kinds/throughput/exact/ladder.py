@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from odrp.kinds.throughput.evaluator import rate
-from odrp.kinds.throughput.exact import dive
+from odrp.kinds.throughput.exact import dive, report
 from odrp.kinds.throughput.exact.config_bound import Columns, HasColumns
 from odrp.kinds.throughput.exact.level_search import Tree, TreePath
 from odrp.kinds.throughput.exact.parallel import Workers
@@ -131,6 +131,7 @@ def climb(
                 tree.raise_rate(tree.rho + 0.5 * (climbed.bound - tree.rho))  # the last call: halfway up
             if not tree.open and not in_flight and not aside:  # the rung is proven: R* < rho
                 climbed.bound = tree.rho
+                report.bound(tree.rho)
                 climbed.rungs.append(_rung_stats(tree, True, set_aside, begin))
                 if climbed.bound - tree.best <= gap * tree.best:
                     break

@@ -87,6 +87,7 @@ from odrp.kinds.throughput.exact import (
     parallel,
     pattern_bound,
     patterns,
+    report,
     textbook,
 )
 from odrp.kinds.throughput.exact.cache import Cache
@@ -115,18 +116,23 @@ def solve(
     formulation: str = "auto",
     warm_start: dict[str, Any] | None = None,
     settings: ThroughputSettings | None = None,
+    incumbent: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
     (patterns when every component has at most ``settings.pattern_limit`` candidates). ``warm_start``: a
     feasible solution JSON, the incumbent when it beats the search's own start (the search only ever needs a
-    placement's exact rate). ``settings``: every tunable (None: the defaults). With ``settings.processes`` > 1
+    placement's exact rate). ``incumbent``: a feasible solution JSON found before the method (the run's fast
+    heuristics, :func:`odrp.run.run_starts`), taken like a warm start (the better of the two is offered; the
+    textbook formulation, which stays the plain model, ignores it). ``settings``: every tunable (None: the
+    defaults). Every improving placement and every bound of the problem the search proves is reported as it is
+    found (:mod:`.report`). With ``settings.processes`` > 1
     the level searches run on worker processes (:mod:`.parallel`), started by the first level search (none
     when no level search runs) and killed when ``solve`` returns or raises.
     """
     settings = ThroughputSettings() if settings is None else settings
-    if formulation == "textbook":
+    if formulation == "textbook":  # the plain model as measured: no incumbent from outside
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
         return textbook.solve(inst, solver, time_limit, mip_gap, fixed_instances, warm_start)
@@ -134,9 +140,21 @@ def solve(
         raise ValueError(f"processes must be at least 1, got {settings.processes}")
     nodes = parallel.Workers(inst, settings.processes, solver, settings) if settings.processes > 1 else None
     with nodes or contextlib.nullcontext():
-        return _RateSearch(inst, solver, time_limit, mip_gap, fixed_instances, formulation, settings, nodes).run(
-            warm_start
-        )
+        search = _RateSearch(inst, solver, time_limit, mip_gap, fixed_instances, formulation, settings, nodes)
+        return search.run(*_better_start(inst, warm_start, incumbent))
+
+
+def _better_start(
+    inst: ThroughputInstance, warm_start: dict[str, Any] | None, incumbent: dict[str, Any] | None
+) -> tuple[dict[str, Any] | None, str]:
+    """The solution offered to the search and what it is: the warm start, or the incumbent from outside when it is
+    feasible and better (a warm start that is not feasible stays bad input, :func:`odrp.core.exact.checked_start`)."""
+    outside = evaluate(inst, incumbent, "incumbent") if incumbent is not None else None
+    if outside is None or not outside.feasible or outside.objective is None:
+        return warm_start, "warm_start"
+    if warm_start is None or checked_start(evaluate, inst, warm_start) < float(outside.objective):
+        return incumbent, "incumbent"
+    return warm_start, "warm_start"
 
 
 class _RateSearch:
@@ -201,12 +219,20 @@ class _RateSearch:
         left = self.budget.left()
         return None if left is None else time.perf_counter() + share * left
 
-    def run(self, given: dict[str, Any] | None) -> ExactOutcome:
+    def _bound(self, upper: float) -> float:
+        """``upper``, reported as a bound of the problem (:mod:`.report`; not with counts fixed: a bound of the
+        packing at those counts only)."""
+        if self.fixed is None:
+            report.bound(upper)
+        return upper
+
+    def run(self, given: dict[str, Any] | None, source: str = "warm_start") -> ExactOutcome:
+        """The search from the solution ``given`` (a warm start, or the run's ``incumbent``: ``source``)."""
         inst, settings, stats, deadline = self.inst, self.settings, self.stats, self.deadline
         upper = bounds.fluid_bound(inst)
         if upper is None:
             return self._outcome("infeasible", None, None, None, "the fluid relaxation is infeasible")
-        stats["fluid_bound"] = upper
+        stats["fluid_bound"] = self._bound(upper)
 
         nodes, large = self.nodes, self.large
         climbing = (
@@ -218,17 +244,19 @@ class _RateSearch:
                 incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(
                     inst, settings, self._share(settings.start_box)
                 )
+                report.incumbent(inst, incumbent, "start")
                 if incumbent is not None and large:
                     box = self._share(settings.packing_box)
                     incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+                    report.incumbent(inst, incumbent, "packing")
         best = rate(inst, incumbent) if incumbent is not None else None
         stats["start_rate"] = best
         if given is not None:
             given_rate = checked_start(evaluate, inst, given)
             used = self.fixed is None and (best is None or given_rate > best)
             if used:
-                incumbent, best = parse_solution(inst, given, "warm start"), given_rate
-            stats["warm_start"] = {
+                incumbent, best = parse_solution(inst, given, source.replace("_", " ")), given_rate
+            stats[source] = {
                 "objective": given_rate,
                 "accepted": used,
                 "solver_objective": None,
@@ -243,13 +271,14 @@ class _RateSearch:
             if feasible.counts is None:
                 return self._outcome(feasible.status, None, None, upper, feasible.message)
             incumbent, best = feasible.counts, rate(inst, feasible.counts)
+            report.incumbent(inst, incumbent, "P(0)")
         assert best is not None
         if settings.pattern_lp and best > 0 and not large:
             box = self._share(settings.bound_box)
             upper = min(
                 upper, pattern_bound.upper_bound(inst, best, upper, box, max_iterations=settings.pattern_lp_iterations)
             )
-        stats["pattern_bound"] = upper
+        stats["pattern_bound"] = self._bound(upper)
         config_lp = settings.config_lp
         if large and config_lp is None and best > 0:  # large: the configuration LP first, P(rho) rarely decides
             config_lp = False
@@ -258,7 +287,7 @@ class _RateSearch:
                 inst, best, upper, self._share(settings.large_config_box), precision=settings.config_precision,
                 first=settings.large_config_first, tables=self.cache.tables,
             )  # fmt: skip
-            upper = min(upper, lowered[0])
+            upper = self._bound(min(upper, lowered[0]))
             stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
             if climbing and self._workers_worth():  # the time left: the ladder and the count descent on the workers
                 stats["config_bound"] = upper
@@ -267,9 +296,9 @@ class _RateSearch:
                 stats["count_descent"] = climbed.descent or {}
                 if climbed.best > best:
                     incumbent, best = climbed.counts, rate(inst, climbed.counts)
-                upper = min(upper, climbed.bound)
+                upper = self._bound(min(upper, climbed.bound))
             else:
-                upper = self._fine_config_bound(best, upper, lowered[1])
+                upper = self._bound(self._fine_config_bound(best, upper, lowered[1]))
                 if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
                     incumbent, best = improved(inst, incumbent, deadline, stats, settings)
         if config_lp is None:
@@ -299,7 +328,7 @@ class _RateSearch:
                 if searched.best > best:
                     incumbent, best, reach = searched.counts, searched.best, settings.bisect  # type: ignore[assignment]
                 if searched.proven:
-                    upper, reach = min(upper, searched.rho), settings.bisect
+                    upper, reach = self._bound(min(upper, searched.rho)), settings.bisect
                     continue
                 if deadline is not None:  # the deadline, or a leaf's P(rho) stopped by its time limit just before it
                     status, message = "time_limit", "time limit reached"
@@ -321,7 +350,7 @@ class _RateSearch:
             limit = deadline if box is None else min(now + max(box, settings.min_box), deadline)  # type: ignore[operator]
             result = self._round(target, limit, settings.fluid_levels, hint=incumbent, work=work)
             if result.status == "infeasible":
-                upper, reach = min(upper, target), settings.bisect
+                upper, reach = self._bound(min(upper, target)), settings.bisect
                 if best == 0:
                     break
                 continue
@@ -334,6 +363,7 @@ class _RateSearch:
                             with self._stage("descent"):
                                 box = self._share(settings.packing_box)
                                 incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+                                report.incumbent(inst, incumbent, "packing")
                                 incumbent, best = improved(
                                     inst, incumbent, self._share(settings.descent_box), stats, settings,
                                     settings.descent_starts, settings.descent_patience,
@@ -346,6 +376,7 @@ class _RateSearch:
             found = rate(inst, result.counts)
             if found > best:
                 incumbent, best, spurious, reach = result.counts, found, 0, settings.bisect
+                report.incumbent(inst, incumbent, "P(rho)")
             else:  # a solution within the solver's tolerance of rho, not above the incumbent: step past it
                 spurious += 1
                 if spurious > 3:  # the solver's tolerance cannot separate rho from the incumbent
@@ -363,7 +394,7 @@ class _RateSearch:
                 self.inst, best, upper, self._share(settings.config_box), precision=settings.config_precision,
                 tables=self.cache.tables,
             )  # fmt: skip
-        upper = self.stats["config_bound"] = min(upper, lowered)
+        upper = self.stats["config_bound"] = self._bound(min(upper, lowered))
         return upper, columns, branching
 
     def level_round(
