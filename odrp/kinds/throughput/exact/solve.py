@@ -124,8 +124,8 @@ def solve(
     (patterns when every component has at most ``settings.pattern_limit`` candidates). ``warm_start``: a
     feasible solution JSON, the incumbent when it beats the search's own start (the search only ever needs a
     placement's exact rate). ``incumbent``: a feasible solution JSON found before the method (the run's fast
-    heuristics, :func:`odrp.run.run_starts`), taken like a warm start (the better of the two is offered; the
-    textbook formulation, which stays the plain model, ignores it). ``settings``: every tunable (None: the
+    heuristics, :func:`odrp.run.run_starts`), taken like a warm start after it (one that is not feasible is
+    ignored; the textbook formulation, which stays the plain model, ignores it). ``settings``: every tunable (None: the
     defaults). Every improving placement and every bound of the problem the search proves is reported as it is
     found (:mod:`.report`). With ``settings.processes`` > 1
     the level searches run on worker processes (:mod:`.parallel`), started by the first level search (none
@@ -141,20 +141,7 @@ def solve(
     nodes = parallel.Workers(inst, settings.processes, solver, settings) if settings.processes > 1 else None
     with nodes or contextlib.nullcontext():
         search = _RateSearch(inst, solver, time_limit, mip_gap, fixed_instances, formulation, settings, nodes)
-        return search.run(*_better_start(inst, warm_start, incumbent))
-
-
-def _better_start(
-    inst: ThroughputInstance, warm_start: dict[str, Any] | None, incumbent: dict[str, Any] | None
-) -> tuple[dict[str, Any] | None, str]:
-    """The solution offered to the search and what it is: the warm start, or the incumbent from outside when it is
-    feasible and better (a warm start that is not feasible stays bad input, :func:`odrp.core.exact.checked_start`)."""
-    outside = evaluate(inst, incumbent, "incumbent") if incumbent is not None else None
-    if outside is None or not outside.feasible or outside.objective is None:
-        return warm_start, "warm_start"
-    if warm_start is None or checked_start(evaluate, inst, warm_start) < float(outside.objective):
-        return incumbent, "incumbent"
-    return warm_start, "warm_start"
+        return search.run(warm_start, incumbent)
 
 
 class _RateSearch:
@@ -226,8 +213,51 @@ class _RateSearch:
             report.bound(upper)
         return upper
 
-    def run(self, given: dict[str, Any] | None, source: str = "warm_start") -> ExactOutcome:
-        """The search from the solution ``given`` (a warm start, or the run's ``incumbent``: ``source``)."""
+    def _offered(self, incumbent: Counts | None, given: dict[str, Any] | None, source: str) -> Counts | None:
+        """The better of ``incumbent`` and the solution ``given`` from outside (a warm start, or the run's
+        incumbent: ``source``), recorded in ``stats[source]``; with counts fixed, ``incumbent``."""
+        if given is None:
+            return incumbent
+        if source == "incumbent" and not evaluate(self.inst, given, source).feasible:
+            return incumbent  # a warm start that is not feasible is bad input (below), the run's incumbent is skipped
+        given_rate = checked_start(evaluate, self.inst, given)
+        used = self.fixed is None and (incumbent is None or given_rate > rate(self.inst, incumbent))
+        self.stats[source] = {
+            "objective": given_rate,
+            "accepted": used,
+            "solver_objective": None,
+            "solver_log": ["the incumbent of the rate search" if used else "not used: the search's start was better"],
+        }
+        return parse_solution(self.inst, given, source.replace("_", " ")) if used else incumbent
+
+    def _beside(self, incumbent: Counts | None) -> None:
+        """The portfolio: above ``portfolio_above`` components x machines, with worker processes, a time limit and
+        the level form, the count descent from ``incumbent`` starts now on a worker (:meth:`.parallel.Workers.descend`)
+        and runs beside the bounds, its placements taken as they come (:meth:`_collect`, the level searches and the
+        ladder), instead of after them in this process."""
+        inst, settings, nodes = self.inst, self.settings, self.nodes
+        if (
+            nodes is None
+            or incumbent is None
+            or self.deadline is None
+            or self.pool is not None
+            or not settings.branching
+            or inst.n_components * inst.n_machines <= settings.portfolio_above
+            or not self._workers_worth()
+        ):
+            return
+        nodes.descend(incumbent, rate(inst, incumbent), self.budget.left(), settings.rungs.patience)
+
+    def _collect(self, incumbent: Counts, best: float) -> tuple[Counts, float]:
+        """The incumbent raised by the placements the portfolio's descent has sent so far (:meth:`_beside`)."""
+        for found, counts in self.nodes.drain() if self.nodes is not None else []:
+            if found > best:
+                incumbent, best = counts, found
+                report.incumbent(self.inst, counts, "count descent")
+        return incumbent, best
+
+    def run(self, given: dict[str, Any] | None, outside: dict[str, Any] | None = None) -> ExactOutcome:
+        """The search, offered the warm start ``given`` and the run's incumbent ``outside`` (solution JSONs)."""
         inst, settings, stats, deadline = self.inst, self.settings, self.stats, self.deadline
         upper = bounds.fluid_bound(inst)
         if upper is None:
@@ -245,25 +275,16 @@ class _RateSearch:
                     inst, settings, self._share(settings.start_box)
                 )
                 report.incumbent(inst, incumbent, "start")
+                incumbent, given = self._offered(incumbent, given, "warm_start"), None
+                incumbent, outside = self._offered(incumbent, outside, "incumbent"), None
+                self._beside(incumbent)
                 if incumbent is not None and large:
                     box = self._share(settings.packing_box)
                     incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
                     report.incumbent(inst, incumbent, "packing")
+        incumbent = self._offered(self._offered(incumbent, given, "warm_start"), outside, "incumbent")
         best = rate(inst, incumbent) if incumbent is not None else None
         stats["start_rate"] = best
-        if given is not None:
-            given_rate = checked_start(evaluate, inst, given)
-            used = self.fixed is None and (best is None or given_rate > best)
-            if used:
-                incumbent, best = parse_solution(inst, given, source.replace("_", " ")), given_rate
-            stats[source] = {
-                "objective": given_rate,
-                "accepted": used,
-                "solver_objective": None,
-                "solver_log": [
-                    "the incumbent of the rate search" if used else "not used: the search's own start was better"
-                ],
-            }
         if incumbent is None:
             feasible = self._round(0.0, deadline, False)
             if feasible.status == "infeasible":
@@ -273,6 +294,7 @@ class _RateSearch:
             incumbent, best = feasible.counts, rate(inst, feasible.counts)
             report.incumbent(inst, incumbent, "P(0)")
         assert best is not None
+        incumbent, best = self._collect(incumbent, best)
         if settings.pattern_lp and best > 0 and not large:
             box = self._share(settings.bound_box)
             upper = min(
@@ -289,6 +311,7 @@ class _RateSearch:
             )  # fmt: skip
             upper = self._bound(min(upper, lowered[0]))
             stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
+            incumbent, best = self._collect(incumbent, best)
             if climbing and self._workers_worth():  # the time left: the ladder and the count descent on the workers
                 stats["config_bound"] = upper
                 climbed = ladder.climb(inst, best, incumbent, upper, lowered[1], deadline, nodes, self.gap)  # type: ignore[arg-type]
@@ -300,6 +323,7 @@ class _RateSearch:
             else:
                 upper = self._bound(self._fine_config_bound(best, upper, lowered[1]))
                 if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
+                    incumbent, best = self._collect(incumbent, best)
                     incumbent, best = improved(inst, incumbent, deadline, stats, settings)
         if config_lp is None:
             config_lp = self.pool is None and inst.n_components * inst.n_machines <= settings.config_up_to
@@ -316,6 +340,7 @@ class _RateSearch:
         branching_now = False
         columns: HasColumns | None = None  # the last configuration LP: its columns start the next
         while True:
+            incumbent, best = self._collect(incumbent, best)
             if best > 0 and relative_gap(best, upper, "max") <= self.gap:  # type: ignore[operator]
                 break
             now = time.perf_counter()
@@ -364,10 +389,12 @@ class _RateSearch:
                                 box = self._share(settings.packing_box)
                                 incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
                                 report.incumbent(inst, incumbent, "packing")
-                                incumbent, best = improved(
-                                    inst, incumbent, self._share(settings.descent_box), stats, settings,
-                                    settings.descent_starts, settings.descent_patience,
-                                )  # fmt: skip
+                                best = rate(inst, incumbent)
+                                if self.nodes is None or self.nodes.descent is None:  # else it runs beside
+                                    incumbent, best = improved(
+                                        inst, incumbent, self._share(settings.descent_box), stats, settings,
+                                        settings.descent_starts, settings.descent_patience,
+                                    )  # fmt: skip
                     reach = settings.bisect if upper <= target else reach / 2
                     continue
                 status = "time_limit" if result.status == "time_limit" else "error"
@@ -424,6 +451,8 @@ class _RateSearch:
     def _outcome(
         self, status: str, solution: dict[str, Any] | None, objective: float | None, bound: float | None, message: str
     ) -> ExactOutcome:
+        if self.nodes is not None and self.nodes.descent is not None:
+            self.stats.setdefault("count_descent", self.nodes.descent)
         if status == "optimal" and objective is not None:
             bound = max(objective, bound) if bound is not None else objective
         run = SolverRun(

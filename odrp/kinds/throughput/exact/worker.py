@@ -7,8 +7,9 @@ an instance with the solver and the solve's settings, then tasks until end of fi
   its leaves solved by :func:`.rounds.box_solver`;
 - ``rung`` (the same, the leaves' CP-SAT seconds and the split rule): a node of a ladder's rung
   (:mod:`.ladder`), its leaves dived first (:func:`.ladder.leaf_solver`);
-- ``descend`` (a placement, seconds left, patience): a ladder's count descent
-  (:func:`.count_descent.multistart`), each better placement sent as it comes, then the descent's numbers.
+- ``descend`` (a placement, seconds left, patience): the count descent beside the bounds and the searches
+  (:func:`.count_descent.multistart`, its patience in this worker's CPU seconds), each better placement sent as
+  it comes, then the descent's numbers.
 
 A new instance replaces the old one, with a new :class:`.cache.Cache` for it. Answers go to a copy of fd 1,
 and fd 1 itself to /dev/null, so that solver output cannot mix into them; each carries the worker's CPU
@@ -92,7 +93,7 @@ def main(parent: int) -> None:
             continue
         assert held is not None
         try:
-            if message[0] == "descend":  # the count descent beside a ladder's nodes (:mod:`.ladder`)
+            if message[0] == "descend":  # the count descent beside the bounds and searches (Workers.descend)
                 _descend(held, message[1:], answers)
                 continue
             rho, node, columns, left = message[1:5]
@@ -117,7 +118,7 @@ def _descend(held: _Instance, task: tuple, answers: IO[bytes]) -> None:
         write_message(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
 
     _, stats = count_descent.multistart(
-        inst, counts, deadline, settings.improve_seed, None, found, patience, settings.descent
+        inst, counts, deadline, settings.improve_seed, None, found, patience, settings.descent, time.process_time
     )
     write_message(answers, ("ok", ("descended", stats), time.process_time()))
 
