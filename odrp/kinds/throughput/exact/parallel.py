@@ -148,7 +148,9 @@ class Workers:
     def use(self, inst: ThroughputInstance, settings: ThroughputSettings | None = None) -> None:
         """Evaluate nodes of ``inst`` from now on, with ``settings`` if given (idle workers only: between
         searches)."""
-        self.inst = inst
+        if self.side is not None:  # a descent of the old instance
+            self.stop([self.side])
+        self.inst, self.descent = inst, None
         self.settings = self.settings if settings is None else settings
         self.ready.clear()
         for proc in self.procs:
@@ -188,14 +190,17 @@ class Workers:
             return proc, answer
         return None
 
-    def descend(self, counts: Counts, best: float, left: float | None, patience: float) -> None:
+    def descend(
+        self, counts: Counts, best: float, left: float | None, patience: float, upper: float | None = None
+    ) -> None:
         """Start the count descent from ``counts`` (rate ``best``) on the last worker (started here if needed): the
-        *side* worker, whose placements come as answers (:meth:`side_answer`) until it stops ``patience`` seconds
-        after its last better placement, or after ``left`` seconds; it then takes nodes like the others."""
+        *side* worker, whose placements come as answers (:meth:`side_answer`) until it stops ``patience`` of its CPU
+        seconds after its last better placement, or after ``left`` seconds; it then takes nodes like the others.
+        With a bound ``upper`` the packing search above ``counts`` runs first (:mod:`.worker`)."""
         self.start()
         self.side = self.procs[-1]
         self.descent = {"rate": best, "placements": 0, "finished": False}
-        self.send(self.side, ("descend", counts, left, patience))
+        self.send(self.side, ("descend", counts, left, patience, upper))
 
     def side_answer(self, answer: Any) -> tuple[float, Counts] | None:
         """What an answer of the side worker says: a better placement (its rate and counts), or None when the descent

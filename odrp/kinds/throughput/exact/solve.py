@@ -230,11 +230,16 @@ class _RateSearch:
         }
         return parse_solution(self.inst, given, source.replace("_", " ")) if used else incumbent
 
-    def _beside(self, incumbent: Counts | None) -> None:
+    def _side(self) -> bool:
+        """Whether the portfolio's primal side has started (:meth:`_beside`)."""
+        return self.nodes is not None and self.nodes.descent is not None
+
+    def _beside(self, incumbent: Counts | None, upper: float) -> None:
         """The portfolio: above ``portfolio_above`` components x machines, with worker processes, a time limit and
-        the level form, the count descent from ``incumbent`` starts now on a worker (:meth:`.parallel.Workers.descend`)
-        and runs beside the bounds, its placements taken as they come (:meth:`_collect`, the level searches and the
-        ladder), instead of after them in this process."""
+        the level form, the packing search above ``incumbent`` (up to the bound ``upper``) and the count descent
+        from its placement start now on a worker (:meth:`.parallel.Workers.descend`) and run beside the bounds, their
+        placements taken as they come (:meth:`_collect`, the level searches and the ladder), instead of in this
+        process between the bounds."""
         inst, settings, nodes = self.inst, self.settings, self.nodes
         if (
             nodes is None
@@ -246,7 +251,7 @@ class _RateSearch:
             or not self._workers_worth()
         ):
             return
-        nodes.descend(incumbent, rate(inst, incumbent), self.budget.left(), settings.rungs.patience)
+        nodes.descend(incumbent, rate(inst, incumbent), self.budget.left(), settings.rungs.patience, upper)
 
     def _collect(self, incumbent: Counts, best: float) -> tuple[Counts, float]:
         """The incumbent raised by the placements the portfolio's descent has sent so far (:meth:`_beside`)."""
@@ -277,8 +282,8 @@ class _RateSearch:
                 report.incumbent(inst, incumbent, "start")
                 incumbent, given = self._offered(incumbent, given, "warm_start"), None
                 incumbent, outside = self._offered(incumbent, outside, "incumbent"), None
-                self._beside(incumbent)
-                if incumbent is not None and large:
+                self._beside(incumbent, upper)
+                if incumbent is not None and large and not self._side():
                     box = self._share(settings.packing_box)
                     incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
                     report.incumbent(inst, incumbent, "packing")
@@ -384,17 +389,15 @@ class _RateSearch:
                     if config_lp and best > 0:  # first, once: the configuration LP may refute rates here
                         config_lp = False
                         upper, columns, branching_now = self._config_bound(best, upper)
-                        if branching_now and settings.search_start:  # the level search's targets start from the best
+                        if branching_now and settings.search_start and not self._side():  # targets from the best
                             with self._stage("descent"):
                                 box = self._share(settings.packing_box)
                                 incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
                                 report.incumbent(inst, incumbent, "packing")
-                                best = rate(inst, incumbent)
-                                if self.nodes is None or self.nodes.descent is None:  # else it runs beside
-                                    incumbent, best = improved(
-                                        inst, incumbent, self._share(settings.descent_box), stats, settings,
-                                        settings.descent_starts, settings.descent_patience,
-                                    )  # fmt: skip
+                                incumbent, best = improved(
+                                    inst, incumbent, self._share(settings.descent_box), stats, settings,
+                                    settings.descent_starts, settings.descent_patience,
+                                )  # fmt: skip
                     reach = settings.bisect if upper <= target else reach / 2
                     continue
                 status = "time_limit" if result.status == "time_limit" else "error"
