@@ -18,6 +18,7 @@ import argparse
 import os
 import time
 
+from odrp.core.solvers import usable
 from odrp.registry import KINDS
 from odrp.run import available_methods, run_within_limits
 
@@ -50,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         kind = KINDS[name]
         generator, params = LARGE[name]
         instance = kind.load(kind.generators[generator](seed=1, **params), f"<{name} large>")
-        runs = [("exact", s) for s in kind.solvers]
+        runs = [("exact", s) for s in kind.solvers if usable(s)]
         if not args.exact_only:
             runs += [(m, None) for m in available_methods(name) if m != "exact"]
         for method, solver in runs:

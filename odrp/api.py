@@ -27,14 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from odrp.core.arguments import ARGUMENT, as_api_error, check_limits, in_api_words
 from odrp.core.errors import InputError
 from odrp.core.kind import Evaluation, ProblemKind
+from odrp.core.limits import MemoryLimitExceeded
 from odrp.core.memory import GB
 from odrp.core.result import Result
 from odrp.core.solvers import DEFAULT_MIP_GAP
 from odrp.io import parse_instance, read_json, read_solution
 from odrp.registry import get_kind
-from odrp.run import available_methods, run_within_limits
+from odrp.run import UnknownMethod, available_methods, checked_threads, run_within_limits
 
 __all__ = ["Instance", "bench", "evaluate", "generate", "load", "methods", "read", "solve"]
 
@@ -83,31 +85,47 @@ def solve(
     seed: int = 0,
     memory_limit: float | None = None,
     warm_start: Mapping[str, Any] | str | None = None,
+    options: Mapping[str, Any] | None = None,
+    threads: int | None = None,
     **settings: Any,
 ) -> Result:
     """Solve ``instance`` with ``method`` (``exact`` or a heuristic of :func:`methods`) and return the
     evaluator-checked :class:`~odrp.core.result.Result`.
 
-    ``settings`` are the method's options by name (``iterations=200``; what ``--param`` sets);
-    ``memory_limit`` is in GB; ``warm_start`` (exact only) is a solution dict or a heuristic's name.
+    ``settings`` are the method's options by name (``iterations=200``; what ``--param`` sets), and
+    ``options`` the same as one mapping (``options={"iterations": 200}``, a grid's ``options:``);
+    ``memory_limit`` is in GB; ``warm_start`` (exact only) is a solution dict or a heuristic's name;
+    ``threads`` (exact only) is the solver's thread count, by default the machine's cores (as ``odrp solve``).
     The run has the CLI's guarantees: it ends within ``time_limit`` plus a second, and within the
-    memory budget (:mod:`odrp.core.limits`).
+    memory budget (:mod:`odrp.core.limits`). Bad input raises :class:`InputError` naming the argument
+    (``time_limit``, ``solver``, a setting's name), where the command line would name its flag.
     """
     loaded = load(instance)
+    check_limits(time_limit, memory_limit, mip_gap, source=ARGUMENT, name=str)
+    threads = checked_threads(threads, ARGUMENT, "threads")
     start = dict(warm_start) if isinstance(warm_start, Mapping) else warm_start
-    return run_within_limits(
-        loaded.problem,
-        loaded.compiled,
-        method,
-        solver=solver,
-        formulation=formulation,
-        time_limit=time_limit,
-        memory_limit=None if memory_limit is None else int(memory_limit * GB),
-        mip_gap=mip_gap,
-        seed=seed,
-        options=settings or None,
-        warm_start=start,
-    )
+    given = {**(options or {}), **settings}
+    try:
+        return run_within_limits(
+            loaded.problem,
+            loaded.compiled,
+            method,
+            solver=solver,
+            formulation=formulation,
+            time_limit=time_limit,
+            memory_limit=None if memory_limit is None else int(memory_limit * GB),
+            mip_gap=mip_gap,
+            seed=seed,
+            options=given or None,
+            warm_start=start,
+            threads=threads,
+        )
+    except UnknownMethod as error:
+        raise InputError(ARGUMENT, in_api_words(error.flag), in_api_words(str(error))) from None
+    except MemoryLimitExceeded as error:
+        raise InputError(ARGUMENT, "memory_limit", str(error)) from None
+    except InputError as error:
+        raise as_api_error(error) from None
 
 
 def evaluate(

@@ -1,10 +1,14 @@
-"""The ``odrp`` command: solve, evaluate, generate, import, methods, schema, bench, report, dataset.
+"""The ``odrp`` command: solve, model, evaluate, generate, import, methods, schema, bench, report, dataset.
 
 Bad input (a file, a field, a value) prints one line naming the file, the field and what was
-expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout.
+expected, and exits with code 2. ``--json`` prints exactly one JSON object on stdout. Without it,
+``solve`` and ``evaluate`` print one table on stdout and nothing else: ``solve --save FILE`` writes the
+solution, ``solve --json`` prints it within the Result.
 
 Each verb imports the layers it uses when it runs, so that ``odrp --help`` and a mistyped option
-answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more.
+answer at once: importing the kinds (Pyomo, OR-Tools) takes about a second, and Spark more. For the same
+reason each verb checks its file arguments first (:func:`odrp.core.errors.require_regular`): a FIFO or a
+device is one line at once, before anything is imported or read.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from odrp import __version__
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, require_regular
 from odrp.core.generator import flag as parameter_flag
 from odrp.core.generator import split_parameter
 
@@ -63,7 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="solve an instance exactly or with a heuristic")
     p.add_argument("file", help="instance JSON")
     p.add_argument("--method", default="exact", help="exact (default) or a heuristic name (see `odrp methods`)")
-    p.add_argument("--solver", default=None, help="highs, cbc or cpsat, for --method exact (default: see odrp methods)")
+    p.add_argument(
+        "--solver",
+        default=None,
+        help="highs, cbc, cpsat, scip, gurobi, cplex or xpress, for --method exact (default and availability: "
+        "odrp methods)",
+    )
     p.add_argument(
         "--formulation",
         default=None,
@@ -77,6 +86,13 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="GB",
         help="memory budget of the run in GB (default: half the machine's memory)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="threads of the exact method's solver (default: the machine's cores)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of a randomised heuristic")
     p.add_argument(
@@ -97,9 +113,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the Result as one JSON object")
     p.set_defaults(handler=_solve)
 
+    p = sub.add_parser("model", help="write the exact model of an instance as an MPS or LP file, with a map")
+    p.add_argument("file", help="instance JSON")
+    p.add_argument("--out", required=True, metavar="MODEL.mps|MODEL.lp", help="the model file (format by extension)")
+    p.add_argument(
+        "--formulation",
+        default="auto",
+        help="auto (default: the one model auto solves, else the textbook model), textbook, or another one-MILP "
+        "formulation of the kind",
+    )
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="an exact-method option")
+    p.add_argument("--rho", type=float, default=None, metavar="R", help="throughput textbook: the rate of P(rho)")
+    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+    p.set_defaults(handler=_model)
+
     p = sub.add_parser("evaluate", help="re-score a solution with the problem's evaluator")
     p.add_argument("file", help="instance JSON")
-    p.add_argument("solution", help="solution JSON (or a Result JSON from `odrp solve --json`)")
+    p.add_argument("solution", nargs="?", help="solution JSON (or a Result JSON from `odrp solve --json`)")
+    p.add_argument(
+        "--model-solution",
+        default=None,
+        metavar="SOL",
+        help="a solver's solution of a model written by `odrp model` (HiGHS, CBC, SCIP, Gurobi .sol; JSON; CSV)",
+    )
+    p.add_argument("--map", default=None, metavar="MODEL.map.json", help="with --model-solution (default: beside SOL)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=_evaluate)
 
@@ -141,14 +178,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
+    require_regular(args.file, "JSON file")  # before the imports below, which take seconds on a busy machine
+    if args.warm_start is not None and os.path.lexists(args.warm_start):
+        require_regular(args.warm_start, "JSON file")
     from odrp.core.limits import MemoryLimitExceeded, MethodDied
     from odrp.core.solvers import DEFAULT_MIP_GAP
     from odrp.core.solvers.run import solver_log
     from odrp.io import load_instance, read_solution
     from odrp.registry import heuristics
-    from odrp.run import UnknownMethod, run_within_limits
+    from odrp.run import UnknownMethod, checked_threads, run_within_limits
 
     _check_numbers(args)
+    threads = checked_threads(args.threads, "command line", "--threads")
     kind, instance = load_instance(args.file)
     if not args.log:  # Pyomo logs a failing rule before raising; the error line says it once
         logging.getLogger("pyomo").setLevel(logging.CRITICAL)
@@ -169,6 +210,7 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
                 seed=args.seed,
                 options=_method_params(args.param),
                 warm_start=start,
+                threads=threads,
             )
     except UnknownMethod as error:
         raise InputError("command line", error.flag, str(error)) from None
@@ -186,19 +228,18 @@ def _solve(args: argparse.Namespace, _extra: list[str]) -> int:
         _write(args.save, json.dumps(result.solution, indent=1) + "\n", "--save")
     if args.json:
         print(result.to_json())
-    else:
-        _print_result(result)
+        return 0
+    _print_result(result)
+    if result.solution is not None and not args.save:  # stdout is the table: the solution goes elsewhere
+        print("the solution: --save FILE writes it, --json prints it within the Result", file=sys.stderr)
     return 0
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
     """``--time-limit`` and ``--memory-limit`` positive and finite, ``--mip-gap`` in [0, 1)."""
-    for flag, value in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
-        if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError("command line", flag, f"a positive finite number, got {value!r}")
-    gap = args.mip_gap
-    if gap is not None and not (math.isfinite(gap) and 0 <= gap < 1):
-        raise InputError("command line", "--mip-gap", f"a relative gap in [0, 1), got {gap!r}")
+    from odrp.core.arguments import COMMAND_LINE, check_limits, flag
+
+    check_limits(args.time_limit, args.memory_limit, args.mip_gap, source=COMMAND_LINE, name=flag)
 
 
 def _write(path: str, text: str, flag: str) -> None:
@@ -261,21 +302,19 @@ def _print_result(result: Any) -> None:
     rows.update((key, value) for key, value in result.metrics.items() if key != "method_stats")
     if result.message:
         rows["message"] = result.message
-    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows, result.solution)
+    _print_table(f"{result.problem} / {result.instance} / {result.method}", rows)
 
 
-def _print_table(title: str, rows: dict[str, Any], solution: Any = None) -> None:
-    """The two-column table ``solve`` and ``evaluate`` print, then the solution JSON if there is one."""
+def _print_table(title: str, rows: dict[str, Any]) -> None:
+    """The two-column table ``solve`` and ``evaluate`` print on stdout (and nothing else there: a solution
+    is written by ``--save`` or printed within the Result by ``--json``)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
     table = Table(title=title, show_header=False)
     for key, value in rows.items():
         table.add_row(key, _short(value))
-    console.print(table)
-    if solution is not None:
-        console.print_json(json.dumps(solution))
+    Console().print(table)
 
 
 def _count(n: int, noun: str) -> str:
@@ -293,6 +332,14 @@ def _short(value: Any) -> str:
 
 
 def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
+    if (args.solution is None) == (args.model_solution is None):
+        raise InputError("command line", "SOLUTION", "a solution JSON or --model-solution SOL (one of the two)")
+    if args.map is not None and args.model_solution is None:
+        raise InputError("command line", "--map", "--model-solution SOL too (the map is that of a model's solution)")
+    require_regular(args.file, "JSON file")
+    if args.model_solution is not None:
+        return _evaluate_model_solution(args)
+    require_regular(args.solution, "JSON file")
     from odrp.io import load_instance, read_solution
 
     kind, instance = load_instance(args.file)
@@ -313,6 +360,102 @@ def _evaluate(args: argparse.Namespace, _extra: list[str]) -> int:
         rows.update(out["metrics"])
         rows["violations"] = "; ".join(out["violations"]) or "none"
         _print_table(f"{out['problem']} / {out['instance']} / evaluation of {args.solution}", rows)
+    return 0
+
+
+def _evaluate_model_solution(args: argparse.Namespace) -> int:
+    """``evaluate FILE --model-solution SOL [--map MAP]``: the solution mapped through the map, then judged."""
+    require_regular(args.model_solution, "solution file")
+    from odrp.core.canonical import instance_sha256
+    from odrp.io import parse_instance, read_json
+    from odrp.models import judged, map_path, model_solution, read_map, read_model_solution
+
+    map_file = args.map
+    if map_file is None:
+        map_file = str(map_path(args.model_solution))
+        if not os.path.lexists(map_file):
+            expected = f"the map of the model (odrp model writes MODEL.map.json beside MODEL.mps); no {map_file}"
+            raise InputError("command line", "--map", expected)
+    data = read_json(args.file)
+    kind, instance = parse_instance(data, args.file)
+    record = read_map(map_file)
+    text = read_model_solution(args.model_solution)
+    digest = instance_sha256(data)
+    solution, values = model_solution(kind, instance, digest, text, args.model_solution, record, map_file, args.file)
+    files = {"model_solution": args.model_solution, "map": map_file}
+    result = judged(kind, instance, solution, values, method="model solution", record=record, files=files)
+    evaluation = kind.evaluate(instance, solution, args.model_solution)
+    violation = evaluation.violations[0] if evaluation.violations else None
+    out = {
+        "problem": kind.name,
+        "instance": result.instance,
+        "formulation": record["formulation"],
+        "format": values.format,
+        "verified": result.verified,
+        "objective": evaluation.objective if evaluation.feasible else None,
+        "model_objective": values.objective,
+        "violation": violation,
+        "violations": evaluation.violations,
+        "metrics": evaluation.metrics,
+        "solution": solution,
+    }
+    if args.json:
+        print(json.dumps(out, allow_nan=False))
+        return 0
+    rows = {key: out[key] for key in ("verified", "objective", "model_objective", "formulation", "format")}
+    rows.update(out["metrics"])
+    _print_table(f"{kind.name} / {result.instance} / {args.model_solution}", rows)
+    if violation is not None:
+        print(f"verified: false: {violation}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------- model
+
+
+def _model(args: argparse.Namespace, _extra: list[str]) -> int:
+    """``model FILE --out MODEL.mps|.lp``: the one MILP of a formulation, written with its map."""
+    require_regular(args.file, "JSON file")
+    if args.rho is not None and not (math.isfinite(args.rho) and args.rho >= 0):
+        raise InputError("command line", "--rho", f"a rate >= 0, got {args.rho!r}")
+    from odrp.core.modelfile import model_format
+
+    model_format(args.out)
+    target = Path(args.out)
+    if target.is_dir() or not target.parent.is_dir():
+        raise InputError("command line", "--out", f"a file path in an existing folder, got {args.out!r}")
+    from odrp.io import parse_instance, read_json
+    from odrp.models import NoModel, write_model
+
+    logging.getLogger("pyomo").setLevel(logging.CRITICAL)
+    data = read_json(args.file)
+    kind, instance = parse_instance(data, args.file)
+    try:
+        written = write_model(
+            kind,
+            instance,
+            data,
+            args.out,
+            formulation=args.formulation,
+            options=_method_params(args.param),
+            rho=args.rho,
+            source=args.file,
+        )
+    except NoModel as error:
+        raise InputError(args.file, f"--formulation {args.formulation}", str(error)) from None
+    except OSError as error:
+        raise InputError("command line", "--out", f"a writable file path, got {args.out!r} ({error})") from None
+    if args.json:
+        print(json.dumps(dataclasses.asdict(written)))
+        return 0
+    print(f"{written.path}: {written.formulation} formulation, {written.variables} variables ({written.sense}): ")
+    print(f"  {written.note}")
+    print(f"map: {written.map_path}")
+    sol = str(Path(args.out).with_suffix(".sol"))
+    cbc_sense = " -max" if written.sense == "max" else ""
+    print(f"solve it elsewhere, e.g.: highs {args.out} --solution_file {sol}")
+    print(f"                      or: cbc {args.out}{cbc_sense} -solve -solu {sol}")
+    print(f"then: odrp evaluate {args.file} --model-solution {sol}")
     return 0
 
 
@@ -401,7 +544,8 @@ def _import(args: argparse.Namespace, _extra: list[str]) -> int:
         from odrp.bench.export import import_export
 
         written = import_export(args.file, _directory(args.out, "--out"))
-        print(f"{_count(len(written) - 1, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
+        instances = sum(path.relative_to(args.out).parts[0] == "instances" for path in written)
+        print(f"{_count(instances, 'instance')} in {Path(args.out) / 'instances'}; grid: {written[-1]}")
         print(f"next: odrp bench {written[-1]} --out DIR")
         return 0
     from odrp.io import parse_instance
@@ -444,7 +588,16 @@ def _methods(args: argparse.Namespace, _extra: list[str]) -> int:
     table.add_column("description", overflow="fold")
     for name, info in methods.items():
         table.add_row(name, ", ".join(info["kinds"]), info["description"])
-    Console(soft_wrap=False).print(table)
+    console = Console(soft_wrap=False)
+    console.print(table)
+    solvers = Table(box=None, show_edge=False, pad_edge=False)
+    solvers.add_column("solver", no_wrap=True)
+    solvers.add_column("here", overflow="fold")
+    solvers.add_column("kinds (--method exact --solver NAME)", overflow="fold")
+    for name, info in methods["exact"]["solvers"].items():
+        solvers.add_row(name, info["status"], ", ".join(info["kinds"]))
+    console.print()
+    console.print(solvers)
     return 0
 
 
@@ -485,11 +638,19 @@ def _add_bench(sub: Any) -> None:
         "--allow-outside", action="store_true", help="let instance globs reach outside the grid file's folder"
     )
     p.add_argument("--verbose", action="store_true", help="Spark's and the JVM's own log messages too")
-    p.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the grid and print its plan (instances x methods x repeats, rows, a time bound); no Spark",
+    )
+    p.add_argument("--json", action="store_true", help="print the run's summary (or the plan) as one JSON object")
     p.set_defaults(handler=_bench)
 
 
 def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
+    require_regular(args.grid, "YAML file")
+    if args.dry_run:
+        return _dry_run(args)
     from odrp.bench.runner import bench
 
     _creatable_directory(args.out, "--out")
@@ -545,6 +706,21 @@ def _bench(args: argparse.Namespace, _extra: list[str]) -> int:
             print(f"  ... and {len(summary.errors) - 20} more")
     print(f"dataset: {args.out}/rows (Parquet by problem), manifest: {args.out}/manifest.json")
     print(f"next: odrp report {args.out}")
+    return 0
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    """``odrp bench --dry-run``: the grid checked and its plan printed (:mod:`odrp.bench.plan`); nothing runs."""
+    from odrp.bench.grid import load_grid
+    from odrp.bench.plan import lines, plan
+
+    if args.partitions is not None and args.partitions < 1:
+        raise InputError("command line", "--partitions", f"a number >= 1, got {args.partitions}")
+    planned = plan(load_grid(args.grid, allow_outside=args.allow_outside), args.master, args.partitions)
+    if args.json:
+        print(json.dumps(planned))
+    else:
+        print("\n".join(lines(planned)))
     return 0
 
 
@@ -610,7 +786,7 @@ def _add_dataset(sub: Any) -> None:
         type=int,
         default=None,
         metavar="K",
-        help="export only: re-prove K sampled optima with another solver",
+        help="export only: re-prove K sampled optima, or re-check bounds, with another solver",
     )
     verify.add_argument("--seed", type=int, default=0, help="with --resolve: the seed of the sample (default 0)")
     verify.add_argument(
@@ -619,7 +795,9 @@ def _add_dataset(sub: Any) -> None:
     export = actions.add_parser("export", help="write a dataset as a folder that stands alone (odrp.bench.export)")
     export.add_argument("dir", help="dataset directory written by odrp bench")
     export.add_argument("--to", required=True, metavar="DEST", help="a new folder")
-    export.add_argument("--licence", default=None, help="the datasheet's licence line (default: the toolkit's, MIT)")
+    export.add_argument(
+        "--licence", default=None, help="the data's licence (default: the grid's licence:, else CC-BY-4.0)"
+    )
     p.set_defaults(handler=_dataset)
 
 
@@ -627,9 +805,9 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
     from odrp.bench.verify import check_export, is_export, verify
 
     if args.action == "export":
-        from odrp.bench.export import DEFAULT_LICENCE, export
+        from odrp.bench.export import export
 
-        print(export(args.dir, args.to, licence=args.licence or DEFAULT_LICENCE).line())
+        print(export(args.dir, args.to, licence=args.licence).line())
         return 0
     exported = is_export(args.dir)
     if args.resolve is not None and not exported:
@@ -660,7 +838,9 @@ def _dataset(args: argparse.Namespace, _extra: list[str]) -> int:
             out["resolved"] = [{"line": item.line(args.dir), "agrees": not item.finding} for item in resolved]
         print(json.dumps(out))
     elif args.resolve is not None and not failed:
-        print(f"{len(resolved)} {'optimum' if len(resolved) == 1 else 'optima'} re-proved by a second solver")
+        from odrp.bench.resolve import summary_line
+
+        print(summary_line(resolved))
     elif args.resolve is None and not failed:
         print(result.summary())
     return 2 if failed else 0

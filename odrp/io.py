@@ -17,21 +17,13 @@ MAX_DEPTH = 64
 
 
 def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; a missing, oversized, too deeply nested or invalid file raises :class:`InputError`.
+    """Parse a JSON file; a missing, oversized, too deeply nested or invalid file, or one that is no regular
+    file (a FIFO, a device), raises :class:`InputError`.
 
     ``NaN``, ``Infinity`` and ``-Infinity``, which Python's parser accepts, are refused: every number
     of an instance or a solution is finite.
     """
-    source = str(path)
-    try:
-        size = Path(path).stat().st_size
-    except OSError:
-        size = 0  # read_text names the problem
-    if size > MAX_FILE_BYTES:
-        raise InputError(
-            source, "", f"a JSON file of at most {MAX_FILE_BYTES // 1024**2} MB, got {size / 1024**2:.0f} MB"
-        )
-    return parse_json(read_text(path, "JSON file"), source)
+    return parse_json(read_text(path, "JSON file", MAX_FILE_BYTES), str(path))
 
 
 def parse_json(text: str, source: str) -> Any:

@@ -69,7 +69,8 @@ def heuristics() -> dict[str, Heuristic]:
 def load_plugins(modules: list[str] | tuple[str, ...], source: str = "<grid>", beside: Path | None = None) -> None:
     """Import plugin modules and add the heuristics each declares in ``HEURISTICS``.
 
-    ``beside``: a folder searched before ``sys.path`` (a grid's own folder). A module is loaded once
+    ``beside``: a folder searched before ``sys.path`` (a grid's own folder), then its ``plugins/``
+    folder (where an export ships the plugins' sources: :mod:`odrp.bench.provenance`). A module is loaded once
     per process; a name that is taken, a module that fails to import (``SystemExit`` included) or one
     without ``HEURISTICS`` is bad input naming ``plugins[k]``.
     """
@@ -92,14 +93,18 @@ def load_plugins(modules: list[str] | tuple[str, ...], source: str = "<grid>", b
 
 
 def _import(name: str, beside: Path | None) -> Any:
-    """Import ``name``, looking in ``beside`` first."""
+    """Import ``name``, looking in ``beside`` and then ``beside/plugins`` first."""
     if beside is None:
         return importlib.import_module(name)
-    sys.path.insert(0, str(beside))
+    folders = [str(beside), str(beside / "plugins")]
+    sys.path[:0] = folders
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in a checked export
     try:
         return importlib.import_module(name)
     finally:
-        sys.path.remove(str(beside))
+        sys.dont_write_bytecode = writes
+        for folder in folders:
+            sys.path.remove(folder)
 
 
 def unload_plugins() -> None:

@@ -40,7 +40,7 @@ from odrp.core.method import Heuristic, HeuristicOutcome
 from odrp.core.race import race
 from odrp.core.result import Result, Sense, Status, agrees, relative_gap
 from odrp.core.settings import settings_for
-from odrp.core.solvers import DEFAULT_MIP_GAP
+from odrp.core.solvers import DEFAULT_MIP_GAP, SOLVERS, availability, require
 from odrp.registry import KINDS, heuristics
 
 
@@ -67,22 +67,51 @@ TEXTBOOK = ("textbook", "paper")
 
 
 def available_methods(kind: str | None = None) -> dict[str, dict[str, Any]]:
-    """Every method with the kinds it applies to (``odrp methods``)."""
+    """Every method with the kinds it applies to (``odrp methods``); the exact method's ``solvers`` say, for
+    each solver, whether it runs here and which kinds take it."""
+    solvers = [s for s in SOLVERS if any(s in k.solvers for k in KINDS.values())]
     out: dict[str, dict[str, Any]] = {
         "exact": {
             "kinds": [k for k in KINDS if kind in (None, k)],
             "description": "exact optimum (MILP): --solver "
-            + "|".join(sorted({s for k in KINDS.values() for s in k.solvers}))
+            + "|".join(solvers)
             + " (default: "
             + ", ".join(f"{k.name} {k.default_solver}" for k in KINDS.values() if k.default_solver != "highs")
             + ", else highs); formulations per kind: "
             + "; ".join(f"{k.name}: {'|'.join(k.formulations)}" for k in KINDS.values() if k.formulations),
+            "solvers": {
+                s: {
+                    "status": availability(s),
+                    "kinds": [k.name for k in KINDS.values() if s in k.solvers and kind in (None, k.name)],
+                }
+                for s in solvers
+            },
         }
     }
     for name, h in sorted(heuristics().items()):
         if kind is None or kind in h.kinds:
             out[name] = {"kinds": list(h.kinds), "description": h.description, "randomized": h.randomized}
     return out
+
+
+def checked_threads(threads: Any, source: str, field: str) -> int:
+    """A thread count: ``threads`` when it is a positive whole number, the machine's cores when None; bad input
+    naming ``source`` and ``field`` otherwise."""
+    if threads is None:
+        return os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InputError(source, field, f"a positive whole number of threads, got {threads!r}")
+    return threads
+
+
+def check_solver(kind: ProblemKind, solver: str) -> None:
+    """Bad input unless ``solver`` applies to ``kind`` and can run here (a commercial solver's package and
+    licence: :func:`odrp.core.solvers.require`)."""
+    if solver not in kind.solvers:
+        raise UnknownMethod(
+            f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
+        )
+    require(solver)
 
 
 def heuristic_for(method: str, kind: ProblemKind) -> Heuristic:
@@ -110,6 +139,7 @@ def run_method(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     warm_start: dict[str, Any] | None = None,
+    threads: int | None = None,
     starts: bool = True,
 ) -> Result:
     """Run ``method`` on ``instance`` (the kind's compiled instance, or its JSON) and return the
@@ -121,7 +151,9 @@ def run_method(
     ``options`` are the method's settings: a ``name -> value`` mapping (``--param NAME=VALUE``, a grid's
     ``options:``) turned into the method's settings dataclass by :func:`odrp.core.settings.settings_for`, or that
     dataclass itself. ``warm_start`` (exact only) is a solution JSON handed to the solver as a MIP
-    start (see :func:`warm_start_solution`).
+    start (see :func:`warm_start_solution`). ``threads`` (exact only; None: each solver's own default) goes to
+    the kind's exact method when it takes that keyword, and ``method_stats.threads`` records what the solver
+    was given.
     """
     start = time.perf_counter()
     if isinstance(instance, Mapping):  # instance JSON: validated and compiled first
@@ -144,10 +176,14 @@ def run_method(
             floor += [given] if given is not None else []
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
         racers = [f for f in kind.race if f in kind.formulations] if formulation in (None, "auto") else []
-        if racers and _cores() >= 2:
-            result = _race(kind, instance, [formulation, *racers], solver, left, mip_gap, options, warm_start, floor)
+        cores = threads if threads is not None else _cores()
+        if racers and cores >= 2:
+            share = None if threads is None else max(1, threads // (1 + len(racers)))
+            call = (solver, left, mip_gap, options, warm_start, share)
+            result = _race(kind, instance, [formulation, *racers], *call, floor)
         else:
-            result = _run_exact(kind, instance, solver, formulation, left, mip_gap, options, warm_start, floor)
+            call = (solver, left, mip_gap, options, warm_start, threads)
+            result = _run_exact(kind, instance, formulation, *call, floor)
         result = floored(kind, instance, result, floor)
         if floor:
             result.metrics.setdefault("method_stats", {})["starts"] = [_start_record(r) for r in floor]
@@ -158,11 +194,7 @@ def run_method(
 
 def _check_exact(kind: ProblemKind, solver: str | None, formulation: str | None) -> None:
     """Refuse a solver or formulation that does not apply to the kind (before any time is spent)."""
-    solver = solver or kind.default_solver
-    if solver not in kind.solvers:
-        raise UnknownMethod(
-            f"solver {solver!r} does not apply to {kind.name!r}; expected {'|'.join(kind.solvers)}", "--solver"
-        )
+    check_solver(kind, solver or kind.default_solver)
     if formulation is not None and formulation not in kind.formulations:
         expected = "|".join(kind.formulations) or "none"
         raise UnknownMethod(
@@ -173,18 +205,21 @@ def _check_exact(kind: ProblemKind, solver: str | None, formulation: str | None)
 def _run_exact(
     kind: ProblemKind,
     instance: Any,
-    solver: str | None,
     formulation: str | None,
+    solver: str | None,
     time_limit: float | None,
     mip_gap: float,
-    options: dict[str, Any] | None,
+    options: Any,
     warm_start: dict[str, Any] | None,
+    threads: int | None,
     floor: list[Result],
 ) -> Result:
     """The kind's exact method, judged; ``floor``'s best placement is its incumbent where it takes one."""
     start = time.perf_counter()
     solver = solver or kind.default_solver
     call: dict[str, Any] = {"solver": solver, "time_limit": time_limit, "mip_gap": mip_gap}
+    if threads is not None and _takes_keyword(kind.exact, "threads"):
+        call["threads"] = threads
     if formulation is not None:
         call["formulation"] = formulation
     if warm_start is not None:
@@ -197,6 +232,8 @@ def _run_exact(
     outcome = kind.exact(instance, **call)
     runtime = time.perf_counter() - start
     run = outcome.run
+    if "threads" in call:
+        outcome.stats["threads"] = threads if run.threads is None else run.threads
     return judge(
         kind,
         instance,
@@ -229,6 +266,7 @@ def _race(
     mip_gap: float,
     options: Any,
     warm_start: dict[str, Any] | None,
+    threads: int | None,
     floor: list[Result],
 ) -> Result:
     """The exact method with each of ``formulations`` at once (:mod:`odrp.core.race`), combined: the first
@@ -238,7 +276,8 @@ def _race(
 
     def member(f: str | None) -> Callable[[], Result]:
         starts = floor if f not in TEXTBOOK else []
-        return lambda: _run_exact(kind, instance, solver, f, time_limit, mip_gap, options, warm_start, starts)
+        call = (solver, time_limit, mip_gap, options, warm_start, threads)
+        return lambda: _run_exact(kind, instance, f, *call, starts)
 
     outcomes = race([member(f) for f in formulations], decided=_decided, time_limit=time_limit)
     results = [o for o in outcomes if isinstance(o, Result)]
@@ -439,7 +478,7 @@ def _run_heuristic(
         runtime_s=runtime,
         stats={"seed": seed, **out.stats},
         message=out.message or ("" if out.solution is not None else "no feasible solution found"),
-        scores_itself=heuristic.scores_itself,
+        scores_itself=heuristic.scores_itself and out.objective is not None,  # None: the evaluator scores it
     )
 
 
@@ -486,8 +525,9 @@ def judge(
     """Re-score a method's solution with the evaluator and build the Result.
 
     - ``verified`` is true only when the evaluator finds the solution feasible and its objective
-      agrees with the method's own (or, for a method that does not score itself, when the
-      evaluator finds it feasible).
+      agrees with the method's own (or, for a method that does not score itself, such as a heuristic
+      whose outcome's objective is None, when the evaluator finds it feasible; its objective is then
+      the evaluator's).
     - A heuristic whose placement the evaluator finds infeasible gets ``status: no_solution`` and
       no objective (its solution is kept for inspection; ``infeasible`` is kept for proofs); an exact
       method keeps its solver status and is simply not verified: a model whose optimum the evaluator
@@ -507,7 +547,7 @@ def judge(
         elif not scores_itself:
             verified = True
             objective = evaluation.objective
-            notes.append("objective from the evaluator (this method has no objective of its own)")
+            notes.append("objective from the evaluator (the method reported none of its own)")
         elif own_objective is None or evaluation.objective is None:
             notes.append("no objective to compare with the evaluator's")
         elif agrees(evaluation.objective, own_objective):
@@ -570,6 +610,9 @@ def run_within_limits(
 ) -> Result:
     """:func:`run_method` in a child process that the limits hold whatever the method does.
 
+    The exact method's solver is checked here first (:func:`check_solver`), so that a commercial solver's
+    licence is probed once in this process, not in every child.
+
     - ``time_limit``: the method's limit, and the watchdog's (:data:`odrp.core.limits.GRACE` seconds
       later). A run killed there is a Result with status ``time_limit``: the last incumbent and bound
       the method reported before (:mod:`odrp.core.progress`), judged by the evaluator, or no solution
@@ -586,6 +629,8 @@ def run_within_limits(
     if isinstance(instance, Mapping):  # compiled here, so that the parent can judge what a killed run reported
         instance = kind.load(dict(instance), "<dict>")
     sense = getattr(instance, "sense", kind.sense)
+    if method == "exact":
+        check_solver(kind, keywords.get("solver") or kind.default_solver)
 
     def limited() -> Result:
         with progress.watching(kind.evaluate, instance, sense, report_to_parent):

@@ -2,7 +2,9 @@
 
 Kind ``odrp`` (listed first by the registry, after ``kp`` alphabetically), study ``sizes`` with two
 sizes (operators 4 and 6) and a heuristic with two repeats; study ``flat`` with one size; kind ``kp``
-with one study. Every number the tests check is worked out by hand in their comments.
+with one study. Every number the tests check is worked out by hand in their comments. A second
+dataset, ``FRONTIER`` (:func:`write_frontier`), has instances of every tier: proven, proven once,
+bounded and open.
 """
 
 from __future__ import annotations
@@ -51,6 +53,42 @@ STUDIES = [
 ]
 STUDIES[0][3]["C"] = {"operators": 6, "nodes": 3}
 
+#: Past the frontier (kind odrp, study ``frontier``, one size): F1 proven by two solvers, F2 bounded (best
+#: known 20 of exact/highs, best bound min(20.1, 20.15) = 20.1: 0.1 / 20.1 = 0.5% <= 1%), F3 open (best
+#: known 30, best bound 40: 25%), F4 proven by one solver (cbc stopped at its limit with a bound of 5.5).
+FRONTIER = [
+    ("F1", 5, "exact/highs", "optimal", 10.0, 10.0, "proven", 0.0, 1.0, True),
+    ("F1", 5, "exact/cbc", "optimal", 10.0, 10.0, "proven", 0.0, 2.0, True),
+    ("F1", 5, "h1/0", "feasible", 8.0, 10.0, "proven", 0.2, 0.1, True),
+    ("F1", 5, "h1/1", "no_solution", None, 10.0, "proven", None, 0.1, False),
+    ("F1", 5, "h2/0", "feasible", 9.0, 10.0, "proven", 0.1, 0.2, True),
+    ("F2", 5, "exact/highs", "time_limit", 20.0, None, "none", None, 10.0, True),
+    ("F2", 5, "exact/cbc", "time_limit", 19.0, None, "none", None, 10.0, True),
+    ("F2", 5, "h1/0", "feasible", 18.0, None, "none", None, 0.1, True),
+    ("F2", 5, "h1/1", "feasible", 19.5, None, "none", None, 0.1, True),
+    ("F2", 5, "h2/0", "no_solution", None, None, "none", None, 0.2, False),
+    ("F3", 5, "exact/highs", "time_limit", 30.0, None, "none", None, 10.0, True),
+    ("F3", 5, "exact/cbc", "error", None, None, "none", None, 0.5, False),
+    ("F3", 5, "h1/0", "feasible", 27.0, None, "none", None, 0.1, True),
+    ("F3", 5, "h1/1", "feasible", 30.0, None, "none", None, 0.1, True),
+    ("F3", 5, "h2/0", "feasible", 24.0, None, "none", None, 0.2, True),
+    ("F4", 5, "exact/highs", "optimal", 5.0, 5.0, "proven", 0.0, 1.0, True),
+    ("F4", 5, "exact/cbc", "time_limit", 4.0, 5.0, "proven", 0.2, 10.0, True),
+    ("F4", 5, "h1/0", "feasible", 5.0, 5.0, "proven", 0.0, 0.1, True),
+    ("F4", 5, "h1/1", "feasible", 4.0, 5.0, "proven", 0.2, 0.1, True),
+    ("F4", 5, "h2/0", "feasible", 4.5, 5.0, "proven", 0.1, 0.2, True),
+]
+#: the bounds the exact runs of FRONTIER report: (instance, label) -> bound
+FRONTIER_BOUNDS = {
+    ("F1", "exact/highs"): 10.0,
+    ("F1", "exact/cbc"): 10.0,
+    ("F2", "exact/highs"): 20.1,
+    ("F2", "exact/cbc"): 20.15,
+    ("F3", "exact/highs"): 40.0,
+    ("F4", "exact/highs"): 5.0,
+    ("F4", "exact/cbc"): 5.5,
+}
+
 GRID = """studies:
   - name: sizes
     problem: odrp
@@ -61,7 +99,11 @@ GRID = """studies:
 """
 
 
-def rows_of(problem: str, study: str, spec: list[tuple], params: dict[str, dict]) -> list[dict]:
+def rows_of(
+    problem: str, study: str, spec: list[tuple], params: dict[str, dict], bounds: dict | None = None
+) -> list[dict]:
+    """Dataset rows of ``spec``; ``bounds``: (instance, label) -> the bound an exact run reports."""
+    bounds = bounds or {}
     out = []
     for instance, size, label, status, objective, optimum, optimum_status, gap, runtime, verified in spec:
         method, _, tail = label.partition("/")
@@ -84,7 +126,7 @@ def rows_of(problem: str, study: str, spec: list[tuple], params: dict[str, dict]
                 "repeat": 0 if exact else int(tail),
                 "status": status,
                 "objective": objective,
-                "bound": None,
+                "bound": bounds.get((instance, label)),
                 "solver_gap": None,
                 "optimum": optimum,
                 "optimum_status": optimum_status,
@@ -129,3 +171,16 @@ def write_dataset(out) -> None:
         }
     ]
     dataset.write_manifest(out, grid=grid, runs=runs, status="complete", files=dataset.journal(out))
+
+
+def write_frontier(out) -> None:
+    """FRONTIER as a dataset with a manifest (its grid leaves ``certify`` at its default, 0.01)."""
+    params = {name: {"operators": 5, "nodes": 3} for name in ("F1", "F2", "F3", "F4")}
+    rows = rows_of("odrp", "frontier", FRONTIER, params, FRONTIER_BOUNDS)
+    table_schema = dataset.schema(dataset.param_types(params.values()))
+    for instance in sorted({r["instance_id"] for r in rows}):
+        mine = [r for r in rows if r["instance_id"] == instance]
+        dataset.write_instance(out, "odrp", instance, dataset.to_table(mine, table_schema))
+    spec = {"studies": [{"name": "frontier", "problem": "odrp", "exact": ["highs", "cbc"]}]}
+    grid = {"file": "frontier.yaml", "sha256": "cd" * 32, "text": "studies: [...]", "spec": spec}
+    dataset.write_manifest(out, grid=grid, runs=[], status="complete", files=dataset.journal(out))

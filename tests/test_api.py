@@ -49,7 +49,7 @@ def test_solve_takes_method_settings_by_name_and_the_evaluator_agrees():
     assert exact.status == "optimal" and exact.objective == pytest.approx(optimum)
     searched = odrp.solve(data, method="local_search", iterations=3)
     assert searched.verified and searched.objective <= optimum + 1e-9
-    with pytest.raises(odrp.InputError, match="--param nosuch"):
+    with pytest.raises(odrp.InputError, match=r"^<argument>: nosuch: an option of this method"):
         odrp.solve(data, method="local_search", nosuch=1)
     assert odrp.evaluate(data, exact).objective == pytest.approx(optimum)
     assert odrp.evaluate(data, exact.solution).feasible
@@ -86,3 +86,37 @@ def test_read_gives_the_dataset_rows(tmp_path):
     frame = odrp.read(tmp_path)
     assert len(frame) == sum(len(rows_of(*study)) for study in STUDIES)
     assert frame["problem"].map(type).eq(str).all()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"method": "local_search", "iteratons": 3}, "iteratons"),
+        ({"method": "local_search", "options": {"iterations": "many"}}, "iterations"),
+        ({"method": "greedy", "options": {"iterations": 3}}, "iterations"),
+        ({"solver": "glpk"}, "solver"),
+        ({"formulation": "nosuch"}, "formulation"),
+        ({"method": "nosuch"}, "method"),
+        ({"method": "greedy", "warm_start": "greedy"}, "warm_start"),
+        ({"time_limit": -1}, "time_limit"),
+        ({"mip_gap": 2}, "mip_gap"),
+        ({"memory_limit": float("inf")}, "memory_limit"),
+        ({"memory_limit": 1e-6}, "memory_limit"),
+    ],
+)
+def test_api_errors_name_the_argument_never_a_command_line_flag(arguments, named):
+    """What the CLI reports as ``command line: --param NAME`` or ``--time-limit`` is, through the API,
+    ``<argument>: NAME`` or ``time_limit``: the names the caller typed."""
+    data = odrp.generate("kp", items=6, seed=2)
+    with pytest.raises(odrp.InputError) as raised:
+        odrp.solve(data, **arguments)
+    error = raised.value
+    assert (error.source, error.field) == ("<argument>", named)
+    assert "--" not in str(error) and "command line" not in str(error)
+
+
+def test_solve_takes_settings_as_one_mapping_too():
+    data = odrp.generate("kp", items=10, seed=5)
+    by_name = odrp.solve(data, method="local_search", iterations=3)
+    as_mapping = odrp.solve(data, method="local_search", options={"iterations": 3})
+    assert by_name.verified and as_mapping.verified and by_name.objective == as_mapping.objective

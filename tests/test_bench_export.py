@@ -23,6 +23,7 @@ import pytest
 
 import odrp
 from odrp.bench import dataset
+from odrp.bench.compare import compare
 from odrp.bench.export import export
 from odrp.bench.grid import canonical_json, generated_instance_id, load_grid
 from odrp.bench.runner import bench
@@ -228,7 +229,7 @@ def test_resolve_finds_a_forged_optimum_even_with_matching_checksums(made, tmp_p
 
 
 def test_an_export_comes_back_as_a_grid_with_the_same_optima(made, tmp_path, run_cli):
-    _, dest, _, _ = made
+    out, dest, _, _ = made
     proc = run_cli("import", "dataset", str(dest), "--out", str(tmp_path / "again"))
     assert proc.returncode == 0, proc.stderr
     grid = load_grid(tmp_path / "again" / "grid.yaml")
@@ -239,7 +240,25 @@ def test_an_export_comes_back_as_a_grid_with_the_same_optima(made, tmp_path, run
     rows = dataset.read(tmp_path / "rerun")
     for digest, optimum in rows.groupby("instance_sha256")["optimum"].first().items():
         assert optimum == pytest.approx(optima[digest], rel=1e-6)
-    assert set(rows["method"]) == {"exact", "greedy", "odrp_greedy"}
+    assert set(rows["method"]) == {"exact", "greedy", "odrp_greedy", "outside"}
+    # the solutions made elsewhere come back as the solutions their rows hold, and score the same
+    before = dataset.read(out).query("method == 'outside'").set_index("instance_sha256")
+    after = rows.query("method == 'outside'").set_index("instance_sha256")
+    assert sorted(before.index) == sorted(after.index)
+    for digest, row in before.iterrows():
+        again = after.loc[digest]
+        if row["solution"] is None:  # the malformed file and the missing one: no solution to bring back
+            assert again["message"] == "no solution file for this instance"
+        else:
+            assert again["status"] == row["status"] and again["solution"] == row["solution"]
+            assert (pd.isna(again["objective"]) and pd.isna(row["objective"])) or again["objective"] == row["objective"]
+    # the comparison matches every instance by content, whatever the ids the import gave them
+    result = compare([made[0], tmp_path / "rerun"], tmp_path / "cmp")
+    counts = result.instances.set_index("problem")
+    assert counts["shared"].sum() == 6 and counts["by_sha256"].sum() == 6
+    assert counts["same_id_other_content"].sum() == 0
+    side = result.side_by_side
+    assert set(side.loc[side["method"] == "greedy", "dataset"]) == {"out", "rerun"}
 
 
 def test_solutions_made_elsewhere_are_scored_like_a_method(made):

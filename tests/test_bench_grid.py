@@ -157,7 +157,7 @@ BAD = [
     ("studies: [{name: a, problem: odrp, generator: nope}]", "studies[0].generator", "debs2015"),
     ("studies: [{name: a, problem: odrp, generator: random, seeds: 0}]", "studies[0].seeds", "count >= 1"),
     ("studies: [{name: a, problem: odrp, generator: random, seeds: x}]", "studies[0].seeds", ""),
-    ("studies: [{name: a, problem: odrp, generator: random, exact: [gurobi]}]", "studies[0].exact[0]", "highs"),
+    ("studies: [{name: a, problem: odrp, generator: random, exact: [glpk]}]", "studies[0].exact[0]", "highs"),
     ("studies: [{name: a, problem: odrp, generator: random, methods: [nope]}]", "studies[0].methods[0]", ""),
     (
         "studies: [{name: a, problem: odrp, generator: random, methods: [hill_climbing]}]",
@@ -178,6 +178,9 @@ BAD = [
         "studies[1].name",
         "no other study",
     ),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: -0.1}]", "studies[0].certify", "0"),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: .inf}]", "studies[0].certify", "finite"),
+    ("studies: [{name: a, problem: odrp, generator: random, certify: x}]", "studies[0].certify", "number"),
     ("studies: [{name: a\n", "line 2 column 1", "valid YAML"),
     ("- a list", "", "a mapping"),
 ]
@@ -213,7 +216,7 @@ def test_bad_grid_through_the_cli_is_one_line_and_exit_code_2(run_cli, tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"error: {path}: studies[0].params.nodez: a parameter of odrp generator random (operators, nodes, "
-        "max_replicas, slots, load, weights_profile, network_metric, extra_edges, pinned)"
+        "max_replicas, slots, load, weights_profile, network_metric, extra_edges, pinned) (did you mean 'nodes'?)"
     ]
     assert not (tmp_path / "out").exists()
 
@@ -290,3 +293,17 @@ def test_a_symlink_out_of_the_grids_folder_needs_allow_outside(tmp_path):
     with pytest.raises(InputError, match=r"tiny\.json is not"):
         load_grid(grid)
     assert len(load_grid(grid, allow_outside=True).tasks) == 1
+
+
+def test_certify_is_the_studys_and_part_of_an_instances_plan(tmp_path):
+    path = write(
+        tmp_path,
+        "studies: [{name: a, problem: odrp, generator: random, certify: 0.05}, "
+        "{name: b, problem: odrp, generator: debs2015}]",
+    )
+    tasks = load_grid(path).tasks
+    assert {t.study: t.certify for t in tasks} == {"a": 0.05, "b": 0.01}  # 0.01 unless the grid says
+    same = "{name: %s, problem: odrp, generator: random, certify: %s}"
+    path = write(tmp_path, f"studies: [{same % ('a', 0.05)}, {same % ('b', 0.02)}]")
+    with pytest.raises(InputError, match=r"studies\[1\]: instance odrp-random-\w+ is also in study 'a'"):
+        load_grid(path)

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from odrp.bench.optimum import best_proven, gap_to_optimum
+from odrp.bench.optimum import best_proven, certify, certify_rows, complete, gap_to_bound, gap_to_optimum
 
 
 @pytest.mark.parametrize(
@@ -89,3 +89,138 @@ def test_infeasibility():
     assert (contradicted.value, contradicted.status) == (None, "disagree")
     both = best_proven([row(objective=2.0), row(status="infeasible", verified=False)], "min")
     assert (both.value, both.status) == (2.0, "disagree")
+
+
+# ------------------------------------------------------------------------------- certificates
+
+
+def run(label, status, objective=None, bound=None, verified=True):
+    """A row of method ``label`` (``exact/<solver>`` or a heuristic)."""
+    method, _, solver = label.partition("/")
+    return {
+        "method": method,
+        "solver": solver or None,
+        "status": status,
+        "objective": objective,
+        "bound": bound,
+        "verified": verified and objective is not None,
+        "message": "",
+    }
+
+
+def test_two_solvers_that_agree_make_the_tier_proven_and_every_gap_equal():
+    rows = [run("exact/highs", "optimal", 80.0, 80.0), run("exact/cbc", "optimal", 80.0), run("h", "feasible", 60.0)]
+    found = certify_rows(rows, "max")
+    assert (found.tier, found.best_known, found.best_bound) == ("proven", 80.0, 80.0)
+    assert found.best_known_method == "exact/cbc"  # the first in name order of those that reached it
+    h = rows[2]
+    assert h["gap"] == pytest.approx(0.25)  # (80 - 60) / 80
+    assert h["gap_known"] == pytest.approx(0.25) and h["gap_bound"] == pytest.approx(0.25)
+
+
+def test_one_solver_or_several_runs_of_one_solver_is_proven_once():
+    once = [run("exact/highs", "optimal", 80.0), run("exact/cbc", "time_limit", 70.0, 90.0)]
+    found = certify(once, "max")
+    # the smallest bound for a maximisation: the proof's objective 80, not cbc's 90
+    assert (found.tier, found.best_bound, found.optimum.status) == ("proven_once", 80.0, "proven")
+    twice = [run("exact/highs", "optimal", 80.0), run("exact/highs", "optimal", 80.0)]
+    assert certify(twice, "max").tier == "proven_once"
+
+
+def test_bounded_within_the_certify_gap_with_hand_computed_gaps():
+    # max: best known 99.5 (exact/highs' incumbent), best bound 100: (100 - 99.5) / 100 = 0.005 <= 0.01
+    rows = [run("exact/highs", "time_limit", 99.5, 100.0), run("h", "feasible", 95.0)]
+    found = certify_rows(rows, "max")
+    assert (found.tier, found.best_known, found.best_known_method, found.best_bound) == (
+        "bounded",
+        99.5,
+        "exact/highs",
+        100.0,
+    )
+    h = rows[1]
+    assert h["gap"] is None and h["optimum_status"] == "none"
+    assert h["gap_known"] == pytest.approx(4.5 / 99.5)  # (99.5 - 95) / 99.5
+    assert h["gap_bound"] == pytest.approx(0.05)  # (100 - 95) / 100
+    assert rows[0]["gap_known"] == 0.0 and rows[0]["gap_bound"] == pytest.approx(0.005)
+    # the same instance with a tighter certify gap is open; its gaps stay
+    assert certify(rows, "max", certify_gap=0.004).tier == "open"
+
+
+def test_bounded_minimisation_takes_the_largest_bound():
+    rows = [
+        run("exact/cbc", "time_limit", 50.0, 49.75),
+        run("exact/highs", "time_limit", 52.0, 49.0),
+        run("h", "feasible", 55.0),
+    ]
+    found = certify_rows(rows, "min")
+    # best known 50 (cbc), best bound max(49.75, 49) = 49.75: (50 - 49.75) / 49.75 = 0.005025 <= 0.01
+    assert (found.tier, found.best_known, found.best_bound) == ("bounded", 50.0, 49.75)
+    assert rows[2]["gap_known"] == pytest.approx(0.1)  # (55 - 50) / 50
+    assert rows[2]["gap_bound"] == pytest.approx(5.25 / 49.75)  # (55 - 49.75) / 49.75
+    assert rows[1]["gap_known"] == pytest.approx(0.04)  # (52 - 50) / 50
+
+
+def test_open_without_a_bound_or_a_solution_or_too_wide():
+    assert certify([run("exact/highs", "error"), run("h", "feasible", 3.0)], "max").tier == "open"
+    assert certify([run("exact/highs", "time_limit", None, 5.0), run("h", "no_solution")], "max").tier == "open"
+    wide = certify([run("exact/highs", "time_limit", 50.0, 100.0)], "max")  # (100 - 50) / 100 = 0.5
+    assert (wide.tier, wide.best_bound) == ("open", 100.0)
+
+
+def test_a_solution_better_than_a_bound_is_a_disagreement_without_a_tier():
+    rows = [run("exact/highs", "time_limit", 8.0, 10.0), run("h", "feasible", 11.0)]
+    found = certify_rows(rows, "max")
+    assert (found.optimum.status, found.tier, found.best_known) == ("disagree", None, 11.0)
+    assert "better than the bound of exact/highs" in rows[0]["message"]
+    assert rows[0]["gap_known"] == pytest.approx(3 / 11) and rows[0]["gap_bound"] is None
+    # a proof that a verified heuristic solution beats: best_proven alone calls it proven
+    proof = [run("exact/highs", "optimal", 0.5), run("h", "feasible", 0.95)]
+    assert best_proven(proof, "max").status == "proven"
+    found = certify_rows(proof, "max")
+    assert (found.optimum.status, found.optimum.value, found.tier) == ("disagree", 0.5, None)
+    assert proof[1]["gap"] == pytest.approx(-0.9)  # kept negative, with its note
+    assert "exact side is wrong" in proof[1]["message"]
+    # within the tolerance max(1e-6, mip_gap) it is no contradiction
+    close = [run("exact/highs", "optimal", 100.0), run("h", "feasible", 100.05)]
+    assert certify(close, "max", mip_gap=1e-3).optimum.status == "proven"
+
+
+def test_infeasible_has_no_tier_and_no_best_known():
+    found = certify([run("exact/highs", "infeasible"), run("h", "no_solution")], "min")
+    assert (found.optimum.status, found.tier, found.best_known, found.best_bound) == ("infeasible", None, None, None)
+
+
+def test_a_run_the_evaluator_contradicts_gives_no_bound():
+    rows = [run("exact/highs", "optimal", 9.0, 9.0, verified=False), run("exact/cbc", "time_limit", None, 12.0)]
+    rows[0]["objective"] = 9.0  # an objective the evaluator does not agree with
+    assert certify(rows, "max").best_bound == 12.0
+
+
+def test_gap_bound_when_the_range_straddles_zero_or_the_objective_has_the_other_sign():
+    # max, best known -1, best bound 2: the optimum may be 0, so no relative gap is bounded
+    assert gap_to_bound(-3.0, -1.0, 2.0, "max") == math.inf
+    assert gap_to_bound(0.0, -1.0, 2.0, "max") == 1.0  # at 0: the largest gap, (2 - 0) / 2 = 1
+    # best known 2, best bound 4, objective -2: gaps (2 + 2) / 2 = 2 and (4 + 2) / 4 = 1.5; the optimum
+    # x in [2, 4] gives 1 + 2 / x, at most 2: the larger of the two
+    assert gap_to_bound(-2.0, 2.0, 4.0, "max") == pytest.approx(2.0)
+    assert gap_to_bound(None, 2.0, 4.0, "max") is None and gap_to_bound(1.0, 2.0, None, "max") is None
+
+
+def test_older_rows_get_the_certificate_and_keep_what_was_written():
+    import pandas as pd
+
+    rows = [
+        {**run("exact/highs", "time_limit", 99.5, 100.0), "optimum": None, "optimum_status": "none", "gap": None},
+        {**run("h", "feasible", 95.0), "optimum": None, "optimum_status": "none", "gap": None},
+        {**run("exact/highs", "optimal", 4.0), "optimum": 4.0, "optimum_status": "proven", "gap": 0.0},
+        {**run("h", "feasible", 3.0), "optimum": 4.0, "optimum_status": "proven", "gap": 0.25000001},
+    ]
+    frame = pd.DataFrame(rows)
+    frame["problem"], frame["study"] = "odrp", "s"
+    frame["instance_id"] = ["a", "a", "b", "b"]
+    frame = complete(frame, {"s": (1e-6, 0.01)}, lambda problem, instance: "max")
+    assert list(frame["tier"]) == ["bounded", "bounded", "proven_once", "proven_once"]
+    assert list(frame["sense"]) == ["max"] * 4
+    assert frame.loc[1, "gap_bound"] == pytest.approx(0.05)
+    assert frame.loc[3, "gap"] == 0.25000001  # as written
+    assert frame.loc[3, "gap_known"] == pytest.approx(0.25)

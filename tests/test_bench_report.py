@@ -25,14 +25,14 @@ ODRP_ROWS = [
     ("I3", 6, "h/0", "feasible", 0.65, None, "none", None, 0.03, True),
     ("I3", 6, "h/1", "feasible", 0.7, None, "none", None, 0.05, True),
 ]
-#: a minimisation kind with its own parameter columns, in its own partition
+#: a minimisation kind with its own parameter columns, in its own partition (its rows say ``sense: min``)
 KP_ROWS = [
     ("K1", 10, "exact/highs", "optimal", 10.0, 10.0, "proven", 0.0, 0.5, True),
     ("K1", 10, "h/0", "feasible", 12.0, 10.0, "proven", 0.2, 0.05, True),
 ]
 
 
-def rows_of(spec, params):
+def rows_of(spec, params, sense=None):
     out = []
     for instance, size, label, status, objective, optimum, optimum_status, gap, runtime, verified in spec:
         method, _, tail = label.partition("/")
@@ -60,6 +60,7 @@ def rows_of(spec, params):
                 "optimum": optimum,
                 "optimum_status": optimum_status,
                 "gap": gap,
+                "sense": sense,
                 "runtime_s": runtime,
                 "time_limit": 10.0,
                 "verified": verified,
@@ -78,7 +79,7 @@ def rows_of(spec, params):
 def hand_dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("hand") / "bench"
     for problem, spec, params in (("odrp", ODRP_ROWS, {"nodes": 3}), ("kp", KP_ROWS, {"items": 10, "kind": "x"})):
-        rows = rows_of(spec, params)
+        rows = rows_of(spec, params, "min" if problem == "kp" else None)
         schema = dataset.schema(dataset.param_types([params]))
         for instance in sorted({r["instance_id"] for r in rows}):
             mine = [r for r in rows if r["instance_id"] == instance]
@@ -126,7 +127,15 @@ def test_tables_have_the_hand_worked_numbers(made):
     assert highs.runtime_mean == pytest.approx(13 / 3)
     assert highs.speedup == pytest.approx(1.0)  # the fastest proof on both instances
 
-    assert result.optimum_counts["odrp"] == {"proven": 2, "disagree": 0, "infeasible": 0, "none": 1}
+    # I1 proven by highs and cbc, I2 by highs alone (cbc hit its limit), I3 nothing proven and no bound: open
+    assert result.optimum_counts["odrp"] == {
+        "proven": 1,
+        "proven_once": 1,
+        "bounded": 0,
+        "open": 1,
+        "disagree": 0,
+        "infeasible": 0,
+    }
     kp = result.tables["kp"].set_index("method").loc["h"]
     assert (kp.gap_mean, kp.speedup) == pytest.approx((0.2, 10.0))  # 0.5 / 0.05
     assert len(result.errors) == 2
@@ -162,7 +171,7 @@ def test_report_through_the_cli(run_cli, hand_dataset):
     proc = run_cli("report", str(hand_dataset), check=True)
     assert "odrp / hand: gap to the proven optimum" in proc.stdout
     assert "1/4 (25.00%)" in proc.stdout and "24.50%" in proc.stdout and "79.4x" in proc.stdout
-    assert "2 with a proven optimum" in proc.stdout and "1 without a proof" in proc.stdout
+    assert "2 with a proven optimum (1 by two solvers, 1 by one)" in proc.stdout and "1 open" in proc.stdout
     assert (hand_dataset / "report" / "index.html").exists()
 
 

@@ -213,3 +213,55 @@ def test_a_reader_that_goes_away_ends_the_output_quietly():
     err = proc.stderr.read().decode()
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+KP = {"problem": "kp", "name": "three", "profits": [10, 7, 5], "weights": [4, 3, 2], "capacity": 5}
+"""Worked by hand: items 1 and 2 fill the capacity 5 exactly for 7 + 5 = 12; item 0 alone gives 10."""
+
+
+def test_solve_prints_the_table_on_stdout_and_the_solution_only_where_asked(run_cli, tmp_path):
+    path, saved = tmp_path / "kp.json", tmp_path / "best.json"
+    path.write_text(json.dumps(KP))
+    table = run_cli("solve", str(path), check=True)
+    assert "│ objective" in table.stdout and "12" in table.stdout
+    lines = table.stdout.splitlines()
+    assert "assignment" not in table.stdout and not any(line.startswith(("{", "}", " ")) for line in lines[1:])
+    assert "--save FILE" in table.stderr
+    quiet = run_cli("solve", str(path), "--save", str(saved), check=True)
+    assert "assignment" not in quiet.stdout and "--save" not in quiet.stderr
+    assert json.loads(saved.read_text()) == {"assignment": [None, 0, 0]}
+    result = json.loads(run_cli("solve", str(path), "--json", check=True).stdout)  # one object, nothing else
+    assert result["objective"] == 12 and result["solution"] == {"assignment": [None, 0, 0]}
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "suggestion"),
+    [
+        ('"capacty": 5', "capacty", "capacity"),  # a misspelt field is also a missing one: the misspelling is named
+        ('"capacity": 5, "profit": [1, 1, 1]', "profit", "profits"),
+    ],
+)
+def test_a_misspelt_instance_field_gets_a_did_you_mean(run_cli, tmp_path, text, field, suggestion):
+    path = tmp_path / "kp.json"
+    path.write_text('{"problem": "kp", "profits": [10, 7, 5], "weights": [4, 3, 2], ' + text + "}")
+    proc = run_cli("solve", str(path))
+    [line] = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and line.startswith(f"error: {path}: {field}: ")
+    assert line.endswith(f"(did you mean {suggestion!r}?)")
+
+
+def test_a_misspelt_grid_key_parameter_or_option_gets_a_did_you_mean(run_cli, tmp_path):
+    grid = tmp_path / "grid.yaml"
+    study = "studies:\n  - {name: a, problem: kp, generator: random, params: {items: 5}, methods: [local_search]"
+    for extra, field, suggestion in (
+        (", reapets: 2}", "studies[0].reapets", "repeats"),
+        (", options: {local_search: {iteratons: 3}}}", "studies[0].options.local_search.iteratons", "iterations"),
+    ):
+        grid.write_text(study + extra + "\n")
+        proc = run_cli("bench", str(grid), "--out", str(tmp_path / "out"))
+        [line] = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and line.startswith(f"error: {grid}: {field}: ")
+        assert line.endswith(f"(did you mean {suggestion!r}?)")
+    grid.write_text(study.replace("items: 5", "itemz: 5") + "}\n")
+    proc = run_cli("bench", str(grid), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "studies[0].params.itemz" in proc.stderr and "did you mean 'items'?" in proc.stderr

@@ -1,6 +1,6 @@
 """Every ``odrp`` verb on every kind it applies to: exit codes, one JSON object under --json, one-line errors.
 
-The verbs that take one instance (generate, schema, solve, evaluate) run on every kind inside this
+The verbs that take one instance (generate, schema, solve, evaluate, model) run on every kind inside this
 process through ``odrp.cli.main`` (a process per call would cost seconds of imports each); each verb
 also runs once as ``python -m odrp`` in a process of its own, with an error case, and so do bench,
 report and dataset verify, on one small grid made from the quick grid (one Spark start for the module).
@@ -15,6 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import highspy
 import pytest
 import yaml
 
@@ -111,6 +112,31 @@ def test_every_instance_verb_on_every_kind(kind, capfd, tmp_path, methods):
     assert evaluation["objective"] == pytest.approx(exact["objective"], rel=1e-6)
     code, out, err = run_in_process(capfd, "evaluate", str(instance), str(saved))
     assert code == 0 and kind in out
+
+    # model: the textbook model (throughput's: its step P(rho) at the proven optimum) written, solved by HiGHS
+    # from the file alone, and its solution read back through the map: the same optimum, verified
+    model = tmp_path / "model.mps"
+    rho = ["--rho", repr(exact["objective"])] if kind == "throughput" else []
+    code, out, err = run_in_process(
+        capfd, "model", str(instance), "--formulation", "textbook", "--out", str(model), *rho, "--json"
+    )
+    assert (code, err) == (0, "")
+    assert one_json_object(out)["map_path"] == str(tmp_path / "model.map.json")
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("mip_rel_gap", 0.0)
+    assert highs.readModel(str(model)) == highspy.HighsStatus.kOk
+    highs.run()
+    highs.writeSolution(str(tmp_path / "model.sol"), 0)
+    code, out, err = run_in_process(
+        capfd, "evaluate", str(instance), "--model-solution", str(tmp_path / "model.sol"), "--json"
+    )
+    assert (code, err) == (0, "")
+    back = one_json_object(out)
+    assert back["verified"] is True
+    assert back["objective"] == pytest.approx(exact["objective"], rel=1e-6)
+    code, out, err = run_in_process(capfd, "model", str(instance), "--out", str(tmp_path / "model.txt"), "--json")
+    assert code == 2 and "--out" in one_line(err)
 
     # bad input: a field the kind does not know; a solution naming nothing of the instance
     data = json.loads(instance.read_text())
@@ -222,6 +248,9 @@ def test_every_instance_verb_in_a_process(tmp_path):
         [
             (["solve", missing, "--json"], 2, True, missing),
             (["evaluate", instance, missing, "--json"], 2, True, missing),
+            (["model", instance, "--out", str(tmp_path / "m.mps"), "--json"], 0, True, None),
+            (["model", instance, "--out", str(tmp_path / "m.txt")], 2, False, "--out"),
+            (["evaluate", instance, "--model-solution", missing], 2, False, missing),
             (["generate", "gap", "--gap-type", "x"], 2, False, "--gap-type"),
             (["import", "orlib-gap", str(published), "--out", str(tmp_path / "out")], 2, False, str(published)),
             (["methods", "--json"], 0, True, None),

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from odrp.registry import unload_plugins
 from tests.conftest import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -27,4 +28,10 @@ def test_example_runs(page, k, code, capsys):
         exec(compile(code, f"{page}#{k}", "exec"), {"__name__": "__example__"})
     finally:
         os.chdir(before)
+        unload_plugins()  # a plugin an example loads (docs/plugins.md) stays out of the other tests
     assert capsys.readouterr().out.strip()  # every example prints what it shows
+
+
+def test_the_readme_says_how_to_cite():
+    readme = (ROOT / "README.md").read_text()
+    assert "## Citing" in readme and "CITATION.cff" in readme and (ROOT / "CITATION.cff").is_file()

@@ -120,3 +120,31 @@ def test_the_page_names_every_field_formulation_and_heuristic_of_its_kind(kind):
     assert schema_fields(entry.schema()) - words == set()  # the instance format table misses no field
     assert set(entry.formulations) - words == set()
     assert set(odrp.methods(kind)) - {"exact"} - words == set()  # the heuristics that apply
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_page_shows_the_model_and_solution_format_the_kind_declares(kind):
+    """One source: the kind's models/<kind>.md is what its page includes and an export's datasheet prints."""
+    entry, text = KINDS[kind], page_of(kind)
+    package = entry.exact.__module__.split(".")[2]  # odrp.kinds.<package>.exact.solve
+    assert entry.model_markdown.strip() and f'--8<-- "odrp/kinds/{package}/models/{kind}.md"' in text
+    assert f"`{entry.solution_format}`" in text
+
+
+PLUGINS_PAGE = (ROOT / "docs" / "plugins.md").read_text()
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_plugins_page_names_every_field_of_the_compiled_instance(kind):
+    """docs/plugins.md tells a heuristic's author what ``run`` receives: each field of each kind's compiled
+    instance is named in the kind's paragraph (its name and its JSON stay out: they are not for heuristics)."""
+    import dataclasses
+
+    compiled = odrp.load(odrp.generate(kind) if kind != "latency" else odrp.generate(kind, "paper")).compiled
+    family = kind in ("kp", "mkp", "gap", "mdkp", "qkp", "qmkp")
+    start = PLUGINS_PAGE.index("**The knapsack family**" if family else f"**`{kind}`**")
+    paragraph = PLUGINS_PAGE[start : PLUGINS_PAGE.index("\n\n", start)]
+    named = code_words(paragraph)
+    fields = {f.name for f in dataclasses.fields(compiled)} - {"name", "spec"}
+    assert fields - named == set()
+    assert type(compiled).__name__ in paragraph

@@ -42,3 +42,13 @@ def test_notebook_runs(path, venv_kernel):
     client.execute()  # raises CellExecutionError, with the cell and its traceback, when a cell fails
     errors = [o for cell in notebook.cells for o in cell.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_executed(path):
+    """A reader sees what each cell printed without running it: every code cell ran, in order, and kept
+    its output (the notebooks are saved after a full run)."""
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
+    assert sum(bool(cell.outputs) for cell in code) >= len(code) - 2  # at most a cell or two print nothing

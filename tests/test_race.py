@@ -117,3 +117,23 @@ def _after(seconds: float, value: str):
         return value
 
     return wait_then_answer
+
+
+def _outcome(status, objective, bound, solution=None):
+    return ExactOutcome(SolverRun("x", status, objective, bound, None, 1.0), solution, {"method": status})
+
+
+def test_outcomes_combine_into_the_best_incumbent_and_the_best_bound():
+    """By hand, for a minimisation: incumbents 5 and 4, lower bounds 3.5 and 3.9: 4 with 3.9 (gap 2.5%)."""
+    from odrp.core.exact import best_outcome
+
+    combined = best_outcome(
+        [_outcome("time_limit", 5.0, 3.9, {"a": 1}), _outcome("time_limit", 4.0, 3.5, {"a": 2})], "min", 1e-6
+    )
+    assert combined.solution == {"a": 2} and combined.run.objective == 4.0 and combined.run.bound == 3.9
+    assert combined.run.gap == pytest.approx(0.1 / 4.0) and combined.run.status == "time_limit"
+    # an incumbent meeting another method's bound is a proof; a bound the incumbent beats is dropped
+    proof = best_outcome([_outcome("time_limit", 4.0, 3.0, {"a": 3}), _outcome("time_limit", None, 4.0)], "min", 1e-6)
+    assert proof.run.status == "optimal" and proof.run.bound == 4.0
+    wrong = best_outcome([_outcome("time_limit", 4.0, 3.0, {"a": 3}), _outcome("time_limit", None, 4.5)], "min", 1e-6)
+    assert wrong.run.bound == 3.0

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from odrp.bench.report import report
-from tests.report_data import write_dataset
+from tests.report_data import write_dataset, write_frontier
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = (
@@ -249,4 +249,49 @@ def test_sorting_and_the_instance_view(shown):
     view = browser.js("document.getElementById('instance-view').textContent")
     assert "proven optimal by exact/highs (1 s) (exact/cbc: time_limit)" in view
     assert browser.js("document.querySelectorAll('#instance-runs tbody tr').length") == 6
+    assert browser.problems() == []
+
+
+@pytest.fixture(scope="module")
+def frontier(browser, tmp_path_factory):
+    """The page of the dataset with proven, bounded and open instances, loaded after the other tests' page."""
+    out = tmp_path_factory.mktemp("browser-frontier") / "bench"
+    write_frontier(out)
+    made = report(out)
+    browser.page("Page.navigate", {"url": made.html.resolve().as_uri()})
+    loaded = "document.readyState === 'complete' && document.getElementById('study-odrp-frontier') !== null"
+    browser.wait_for(f"{loaded} && document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3")
+    return browser, made
+
+
+def test_proven_and_bounded_instances_in_the_browser(frontier):
+    browser, _ = frontier
+    assert browser.problems() == []
+    # three figures: the runtime profile and the gap ECDF over F1 and F4 (proven), the certified ECDF over F2
+    titles = browser.js("Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => p.layout.title.text)")
+    assert titles == [
+        "runtime performance profile",
+        "ECDF of the gap to the optimum",
+        "ECDF of the certified gaps (bounded instances)",
+    ]
+    certified = browser.js(
+        "(() => { const p = document.querySelectorAll('.js-plotly-plot')[2];"
+        " return p.data.map(t => [t.name, t.line.dash]); })()"
+    )
+    assert len(certified) == 8  # two series per method, never mixed with the proven instances' figure
+    assert ["h1: gap to the best bound (certified)", "solid"] in certified
+    assert ["h1: gap to the best known", "dot"] in certified
+    header = browser.js(
+        "Array.from(document.querySelectorAll('#study-odrp-frontier table.summary th')).map(th => th.textContent)"
+    )
+    column = header.index("bounded: certified mean gap")
+    cells = browser.js(
+        "Array.from(document.querySelectorAll('#study-odrp-frontier table.summary tbody tr'))"
+        f".map(tr => [tr.cells[0].textContent, tr.cells[{column}].textContent])"
+    )
+    assert ["h1", "[6.25%, 6.72%]"] in cells and ["h2", "-"] in cells
+    choose(browser, "instance-select", "odrp-F2")
+    view = browser.js("document.getElementById('instance-view').textContent")
+    assert "bounded: best known within the study's certify gap of the best bound; best known 20 (exact/highs)" in view
+    assert "[10.00%, 10.45%]" in view  # h1's first run: gaps 2 / 20 and 2.1 / 20.1
     assert browser.problems() == []

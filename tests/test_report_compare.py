@@ -85,7 +85,18 @@ def test_two_datasets_side_by_side_on_their_shared_instances(pair, tmp_path):
     before, after = pair
     result = compare.compare([before, after], tmp_path / "cmp")
     assert result.names == ["before", "after"]
-    assert result.instances.to_dict("records") == [{"problem": "odrp", "before": 7, "after": 7, "shared": 6}]
+    # every instance of these hand-built datasets has the digest "0" * 64: not one instance's, so by id
+    assert result.instances.to_dict("records") == [
+        {
+            "problem": "odrp",
+            "before": 7,
+            "after": 7,
+            "shared": 6,
+            "by_sha256": 0,
+            "by_id": 6,
+            "same_id_other_content": 0,
+        }
+    ]
 
     side = result.side_by_side.set_index(["method", "dataset"])
     # h over I1..I6 only (I0's and I7's 0.9 left out): 2.1 / 6 before, 3.15 / 6 after
@@ -93,7 +104,7 @@ def test_two_datasets_side_by_side_on_their_shared_instances(pair, tmp_path):
     assert side.loc[("h", "after"), "gap_mean"] == pytest.approx(0.525)
     assert side.loc[("h", "after"), ["runs", "with_gap"]].tolist() == [6, 6]
     # k after: I6 has no solution: counted as a run, not as a gap; mean of 0.1, 0.2, 0, 0.3, 0.1
-    assert side.loc[("k", "after"), ["runs", "with_gap"]].tolist() == [6, 5]
+    assert side.loc[("k", "after"), ["runs", "with_solution", "with_gap"]].tolist() == [6, 5, 5]
     assert side.loc[("k", "after"), "gap_mean"] == pytest.approx(0.14)
     assert side.loc[("k", "after"), "runtime_mean"] == pytest.approx((5 * 0.2 + 0.3) / 6)
 
@@ -101,9 +112,12 @@ def test_two_datasets_side_by_side_on_their_shared_instances(pair, tmp_path):
     h = tests.loc["h"]  # after - before = 0.1, -0.2, 0.3, 0.4, 0.5, -0.05: the hand-worked sample above
     assert (h.pairs, h.nonzero, h.w_plus, h.w_minus) == (6, 6, 17, 4)
     assert h.p_value == pytest.approx(0.21875) and (h.baseline, h.dataset) == ("before", "after")
+    assert (h.run_pairs, h.baseline_only, h.dataset_only) == (6, 0, 0) and math.isnan(h.mcnemar_p)
     k = tests.loc["k"]  # I6 makes no pair; I1 and I5 differ by 0
     assert (k.pairs, k.nonzero, k.w_plus, k.w_minus) == (5, 3, 4.5, 1.5)
     assert k.note.startswith("too few pairs")
+    # runs: I6 has a solution before only: one discordant pair, two-sided binomial p of 0 of 1 is 1
+    assert (k.run_pairs, k.baseline_only, k.dataset_only, k.mcnemar_p) == (6, 1, 0, 1.0)
     assert tests.loc["exact/highs", "note"] == "no difference on any pair"
 
     names = sorted(p.name for p in result.files)
@@ -114,10 +128,11 @@ def test_comparison_through_the_cli(pair, tmp_path, run_cli):
     before, after = pair
     proc = run_cli("report", str(before), str(after), "--out", str(tmp_path / "cmp"), "--format", "markdown")
     assert proc.returncode == 0, proc.stderr
-    assert "Wilcoxon signed-rank test of paired gaps" in proc.stdout and "0.219" in proc.stdout
+    assert "paired gaps (Wilcoxon signed-rank)" in proc.stdout and "0.219" in proc.stdout
+    assert "matched 6 instances: 0 by instance_sha256 (the instance's content), 6 by instance_id" in proc.stdout
     text = (tmp_path / "cmp" / "comparison.md").read_text()
-    assert "| h | after vs before | 6 | 6 | 17 | 4 | 0.219 | 20.00% |  |" in text
-    assert "| k | after | 6 | 5/6 | 14.00% |" in text
+    assert "| h | after vs before | 6 | 0 | 0 | - | 6 | 6 | 17 | 4 | 0.219 | 20.00% |  |" in text
+    assert "| k | after | 6 | 5/6 | 5/6 | 14.00% |" in text
     missing = run_cli("report", str(before), str(after))
     assert missing.returncode == 2
     assert missing.stderr.strip() == "error: command line: --out: a folder for the comparison of several datasets"
@@ -136,6 +151,10 @@ def test_every_two_methods_of_a_study_are_tested_on_their_shared_gaps(tmp_path):
     h = pairs.loc[("study-a", "exact/highs", "greedy_fit")]
     assert (h.pairs, h.nonzero, h.w_plus, h.w_minus) == (3, 3, 4.5, 1.5)
     assert h.median_difference == pytest.approx(0.05) and h.note.startswith("too few pairs")
+    # the ranking: highs is better on A1 (0 < 0.05), on A2 and A3 (greedy_fit lacks a solution in one of two
+    # runs there, highs in none): 3 wins, no loss, sign test 2 x (1/2)^3 = 0.25; runs with a solution 3/3, 4/6
+    assert (h.method_better, h.ties, h.other_better, h.sign_p) == (3, 0, 0, 0.25)
+    assert (h.method_solved, h.method_runs, h.other_solved, h.other_runs) == (3, 3, 4, 6)
     # exact/cbc ran on A3 only: one pair with each
     assert pairs.loc[("study-a", "exact/cbc", "exact/highs"), "pairs"] == 1
     # study-b: nothing has a gap

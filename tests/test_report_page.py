@@ -87,26 +87,34 @@ def test_pictures_per_study_in_png_and_svg_and_size_plots_only_with_sizes(made):
     assert "instance size (operators)" in sized
 
 
-COUNTS = ["instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean"]
+COUNTS = ["instances", "method_better", "ties", "other_better", "method_solved", "other_solved", "pairs"]
 
 
 def test_head_to_head_by_hand(hand):
-    flat = page.head_to_head(study_rows(hand, "flat")).set_index(["a", "b"])
-    # highs vs h1: D 0 < 0.25, E 0 = 0; h1 vs h2: D 0.25 < inf (no solution), E 0 < 0.2
-    assert flat.loc[("exact/highs", "h1"), COUNTS].tolist() == [2, 1, 1, 0, 2, 0.0, 0.125]
-    assert flat.loc[("h1", "h2"), COUNTS].tolist() == [2, 2, 0, 0, 1, 0.0, 0.2]
-    # one finite pair that differs: Wilcoxon's exact two-sided p is 1, and too few pairs to say more
-    assert flat.loc[("h1", "h2"), "p_value"] == 1.0 and flat.loc[("h1", "h2"), "test_note"].startswith("too few")
-    sizes = page.head_to_head(study_rows(hand, "sizes")).set_index(["a", "b"])
-    # h1's value is the mean over its repeats: A (0 + 0.1) / 2 = 0.05 > h2's 0; B inf > 0.5
-    assert sizes.loc[("h1", "h2"), COUNTS].tolist() == [2, 0, 0, 2, 1, 0.05, 0.0]
-    assert sizes.loc[("h2", "h3"), COUNTS].tolist() == [2, 0, 2, 0, 2, 0.25, 0.25]
-    assert math.isnan(sizes.loc[("h2", "h3"), "p_value"])  # no pair differs: no test
+    flat = page.head_to_head(study_rows(hand, "flat")).set_index(["method", "other"])
+    # highs vs h1: D 0 < 0.25, E 0 = 0. h1 vs h2: D h2 has no solution (h1 better), E 0 < 0.2
+    assert flat.loc[("exact/highs", "h1"), COUNTS].tolist() == [2, 1, 1, 0, 2, 2, 2]
+    assert flat.loc[("exact/highs", "h1"), ["method_mean", "other_mean", "sign_p"]].tolist() == [0.0, 0.125, 1.0]
+    assert flat.loc[("h1", "h2"), COUNTS].tolist() == [2, 2, 0, 0, 2, 1, 1]
+    # two wins, no loss: the sign test's two-sided p is 2 x (1/2)^2 = 0.5; the gaps pair on E only, one
+    # pair that differs: Wilcoxon's exact two-sided p is 1, and too few pairs to say more
+    h1_h2 = flat.loc[("h1", "h2")]
+    assert (h1_h2.sign_p, h1_h2.method_mean, h1_h2.other_mean) == (0.5, 0.0, 0.2)
+    assert h1_h2.p_value == 1.0 and h1_h2.note.startswith("too few")
+    sizes = page.head_to_head(study_rows(hand, "sizes")).set_index(["method", "other"])
+    # h1 on A: no run without a solution, mean gap (0 + 0.1) / 2 = 0.05 > h2's 0; on B one of its two runs
+    # has no solution, h2's one run has one: h2 is better on both. Both have a solution on A and B: two gap
+    # pairs, h1 (0.05 + 0) / 2, h2 (0 + 0.5) / 2; h1's runs with a solution 3 of 4. C has no proof: left out
+    assert sizes.loc[("h1", "h2"), COUNTS].tolist() == [2, 0, 0, 2, 3, 2, 2]
+    assert sizes.loc[("h1", "h2"), ["method_mean", "other_mean"]].tolist() == pytest.approx([0.025, 0.25])
+    assert sizes.loc[("h1", "h2"), ["method_runs", "other_runs"]].tolist() == [4, 2]
+    assert sizes.loc[("h2", "h3"), COUNTS].tolist() == [2, 0, 2, 0, 2, 2, 2]
+    assert math.isnan(sizes.loc[("h2", "h3"), "p_value"]) and math.isnan(sizes.loc[("h2", "h3"), "sign_p"])
 
 
 def test_head_to_head_wilcoxon_p_by_hand():
     # six instances where b is better on every one: all signed ranks on one side, W- = 0, and the exact
-    # two-sided p is 2 / 2^6 (the two extreme sign patterns of 64)
+    # two-sided p is 2 / 2^6 (the two extreme sign patterns of 64); the sign test of 0 wins and 6 losses too
     spec, params = [], {}
     for k in range(6):
         name = f"I{k}"
@@ -117,9 +125,11 @@ def test_head_to_head_wilcoxon_p_by_hand():
             (name, 4, "b/0", "feasible", 1.0, 1.0, "proven", 0.0, 0.1, True),
         ]
     rows = pd.DataFrame(rows_of("odrp", "six", spec, params)).assign(problem="odrp")
-    pair = page.head_to_head(rows).set_index(["a", "b"]).loc[("a", "b")]
-    assert pair[COUNTS].tolist() == [6, 0, 0, 6, 6, pytest.approx(0.35), 0.0]
-    assert pair["p_value"] == pytest.approx(2 / 2**6) and pair["test_note"] == ""
+    pair = page.head_to_head(rows).set_index(["method", "other"]).loc[("a", "b")]
+    assert pair[COUNTS].tolist() == [6, 0, 0, 6, 6, 6, 6]
+    assert (pair["method_mean"], pair["other_mean"]) == (pytest.approx(0.35), 0.0)
+    assert pair["p_value"] == pytest.approx(2 / 2**6) and pair["note"] == ""
+    assert pair["sign_p"] == pytest.approx(2 / 2**6)
 
 
 def test_proof_says_who_proved_the_optimum(hand):
@@ -137,10 +147,11 @@ def test_proof_says_who_proved_the_optimum(hand):
 def test_answers_name_where_each_method_loses_most(made):
     rows = {row[0]: row for row in page.answers(made.sections)["odrp"]}
     # h1's mean gaps: sizes (0 + 0.1 + 0) / 3, operators=4 0.05, operators=6 0, flat (0.25 + 0) / 2 = 0.125.
-    # runs 6 + 2, one no_solution (B), gaps 3 + 2 of 8, at the optimum A/0, B/1, E of the 6 comparable runs
-    assert rows["h1"] == ["h1", "12.50%", "flat", "8", "1", "0", "0", "0", "5/8", "3/6"]
+    # runs 6 + 2, one no_solution (B), 7 with a solution (all but B/0), gaps 3 + 2 of 8, at the optimum A/0,
+    # B/1, E of the 6 comparable runs
+    assert rows["h1"] == ["h1", "12.50%", "flat", "8", "7/8", "1", "0", "0", "0", "5/8", "3/6"]
     # h2: sizes 0.25, operators=6 0.5, flat 0.2 (D has no solution)
-    assert rows["h2"][:5] == ["h2", "50.00%", "sizes / operators=6", "5", "1"]
+    assert rows["h2"][:6] == ["h2", "50.00%", "sizes / operators=6", "5", "4/5", "1"]
     assert list(page.answers(made.sections)) == ["odrp", "kp"]
 
 

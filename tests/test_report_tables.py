@@ -154,11 +154,11 @@ def test_markdown_and_latex_exports(frame):
     files = paper_tables.summary_files(long, ["markdown", "latex"])
     markdown, latex = files["summary.md"], files["summary.tex"]
     assert "## odrp / study-a / items=40\n" in markdown
-    # greedy_fit at items 40: 2 runs, 1 feasible, 1 error, 1/2 with a gap of 5%
-    assert "| greedy_fit | 2 | 0 | 1 | 0 | 0 | 0 | 1 | 1/2 | 0/2 (0.00%) | 5.00% | [5.00%, 5.00%] |" in markdown
+    # greedy_fit at items 40: 2 runs, 1 feasible, 1 error, 1/2 with a solution, 1/2 with a gap of 5%
+    assert "| greedy_fit | 2 | 0 | 1 | 0 | 0 | 0 | 1 | 1/2 | 1/2 | 0/2 (0.00%) | 5.00% | [5.00%, 5.00%] |" in markdown
     assert markdown.count("| method | runs | optimal |") == 3
     assert r"\label{tab:odrp-study-a-40}" in latex and r"\caption{odrp / study-a / items=40}" in latex
-    assert r"greedy\_fit & 2 & 0 & 1 & 0 & 0 & 0 & 1 & 1/2 & 0/2 (0.00\%) & 5.00\% & [5.00\%, 5.00\%]" in latex
+    assert r"greedy\_fit & 2 & 0 & 1 & 0 & 0 & 0 & 1 & 1/2 & 1/2 & 0/2 (0.00\%) & 5.00\% & [5.00\%, 5.00\%]" in latex
     assert latex.count(r"\begin{tabular}") == latex.count(r"\end{tabular}") == 3
     assert paper_tables.latex_escape(r"a_b&c%d$e#f{g}h~i^j\k") == (
         r"a\_b\&c\%d\$e\#f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}k"
@@ -174,8 +174,8 @@ def test_report_by_and_formats_through_the_cli(tmp_path, run_cli):
     markdown = (report / "summary.md").read_text()
     assert markdown.startswith("# Gap to the proven optimum")
     # after each table, its methods' paired test (numbers in test_report_compare.py)
-    assert "## odrp / study-a / items=20: Wilcoxon signed-rank test of paired gaps, method against method" in markdown
-    assert (report / "pairs.csv").read_text().startswith("problem,study,param_items,method,other,pairs,")
+    assert "## odrp / study-a / items=20: method against method on the instances with a proven optimum" in markdown
+    assert (report / "pairs.csv").read_text().startswith("problem,study,param_items,method,other,instances,")
     assert r"\begin{table}" in (report / "summary.tex").read_text()
     assert (report / "summary.csv").read_text().splitlines()[0].startswith("problem,study,param_items,method,")
     bad = run_cli("report", str(out), "--by", "nope")

@@ -6,6 +6,7 @@ Layout of an output directory ``DIR``::
     DIR/journal.jsonl                          checksums of the files written since the manifest
     DIR/rows/problem=<kind>/<instance_id>.parquet   every row of one instance (hive-partitioned)
     DIR/instances/<kind>/<instance_id>.json    the instance as solved: its canonical JSON
+    DIR/plugins/<module path>.py               the source of each plugin of the grid (odrp.bench.provenance)
     DIR/report/                                what ``odrp report DIR`` writes
     DIR/quarantine/                            files that disagreed with the record (``--resume``)
     DIR/.lock                                  held by the one process writing the dataset
@@ -24,8 +25,12 @@ Columns: ``instance_id, study, instance_name, generator, file, params`` (canonic
 ``param_<name>`` column per generator parameter of the grid, ``seed, instance_sha256`` (of the
 instance's canonical JSON), ``size, size_label`` (``kind.size``), ``method, solver, options`` (JSON),
 ``repeat, status, objective, bound, solver_gap`` (the solver's own incumbent/bound gap), ``optimum,
-optimum_status, gap`` (:mod:`odrp.bench.optimum`), ``runtime_s, time_limit, verified, message,
-metrics`` (struct), ``method_stats`` (JSON: free-form per method), ``solution`` (struct),
+optimum_status, gap, sense, best_known, best_known_method, best_bound, tier, gap_known, gap_bound``
+(:mod:`odrp.bench.optimum`: the instance's optimum, sense, best verified solution, best proven bound
+and tier, and the row's gaps to the optimum, the best known and the best bound; files written before
+the certificate's columns existed lack them from ``sense`` on, and :func:`read` derives them),
+``runtime_s, time_limit, verified, message, metrics`` (struct), ``method_stats`` (JSON: free-form
+per method), ``solution`` (struct),
 ``package_version, solver_version``, and ``warm_start, warm_start_objective``: on an exact row of a
 ``warm_start: best_heuristic`` study, the heuristic run whose solution was the MIP start (``method``
 or ``method#repeat``) and its objective (else null; rows from before these columns existed have
@@ -41,7 +46,7 @@ of older datasets is decoded too).
 
 **Instances.** Every instance that could be built is stored as it was solved, in the kind's
 documented JSON format, written as its canonical JSON (keys sorted, integral floats as integers, no
-spaces: :func:`odrp.bench.grid.canonical_json`), so the file's SHA-256 is the ``instance_sha256`` of
+spaces: :func:`odrp.core.canonical.canonical_json`), so the file's SHA-256 is the ``instance_sha256`` of
 its rows. The instance file is written before its rows file, and the rows file's record names it
 (``instance: {file, sha256}``): a dataset can be handed on without the generators that made it
 (``odrp dataset export``, :mod:`odrp.bench.export`). Records written before instances were stored
@@ -75,9 +80,11 @@ import json
 import math
 import os
 import platform
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -86,7 +93,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import odrp
-from odrp.core.errors import InputError
+from odrp.bench.optimum import DERIVED, complete, study_settings
+from odrp.core.errors import InputError, read_bytes, read_text
 
 FORMAT = "odrp-bench/1"
 ROWS = "rows"
@@ -121,6 +129,13 @@ TAIL = [
     ("optimum", pa.float64()),
     ("optimum_status", pa.string()),
     ("gap", pa.float64()),
+    ("sense", pa.string()),
+    ("best_known", pa.float64()),
+    ("best_known_method", pa.string()),
+    ("best_bound", pa.float64()),
+    ("tier", pa.string()),
+    ("gap_known", pa.float64()),
+    ("gap_bound", pa.float64()),
     ("runtime_s", pa.float64()),
     ("time_limit", pa.float64()),
     ("verified", pa.bool_()),
@@ -138,8 +153,9 @@ JSON_COLUMNS = ("params", "options", "method_stats")
 spread into ``param_*`` columns already (``params``)."""
 STRUCT_COLUMNS = ("metrics", "solution")
 """Columns stored as Parquet structs (:func:`nested_type`); :func:`read` gives them as dicts."""
-OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective")
-"""Columns a row may leave out (null): only exact rows of warm-started studies fill them."""
+OPTIONAL_COLUMNS = ("warm_start", "warm_start_objective", *DERIVED[3:])
+"""Columns a row may leave out (null): only exact rows of warm-started studies fill the first two;
+the certificate's columns (``sense`` on) are derived by :func:`read` where a row lacks them."""
 PARAM_PREFIX = "param_"
 
 
@@ -389,7 +405,11 @@ def journal(out: str | Path) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     if not path.exists() or path.is_symlink():
         return entries
-    for line in path.read_text(errors="replace").splitlines():
+    try:
+        text = read_bytes(path, "journal").decode("utf-8", errors="replace")
+    except InputError:  # no regular file: no journal
+        return entries
+    for line in text.splitlines():
         try:
             entry = json.loads(line)
         except json.JSONDecodeError:
@@ -500,11 +520,36 @@ def read(out: str | Path) -> Any:
     frame = pa.concat_tables(tables, promote_options="permissive").to_pandas()
     for name, values in nested.items():
         frame[name] = pd.Series(values, index=frame.index, dtype=object)
+    frame = complete(frame, study_settings(_manifest_or_none(out)), partial(_sense, out))
     written = [n for n, _ in HEAD] + [c for c in frame.columns if c.startswith(PARAM_PREFIX)] + [n for n, _ in TAIL]
     order = ["problem"] + [c for c in written if c in frame.columns]
     order += [c for c in frame.columns if c not in order]
     frame = frame[order].sort_values(["problem", "instance_id", "method", "solver", "repeat"], na_position="first")
     return frame.reset_index(drop=True)
+
+
+def _manifest_or_none(out: str | Path) -> dict[str, Any] | None:
+    try:
+        return read_manifest(out)
+    except InputError:
+        return None  # a damaged manifest: the defaults of every study (verify names the damage)
+
+
+def _sense(out: str | Path, problem: str, instance_id: str) -> str:
+    """An instance's sense: its stored file's ``sense`` field where the kind has one (the GAP), else the kind's."""
+    from odrp.registry import KINDS  # only here: reading a dataset that has its columns needs no kinds
+
+    path = Path(out) / instance_file(problem, instance_id)
+    with contextlib.suppress(OSError, ValueError):
+        if path.is_file() and not path.is_symlink():
+            given = json.loads(path.read_bytes()).get("sense")
+            if given in ("min", "max"):
+                return str(given)
+    if problem not in KINDS:
+        raise InputError(
+            str(rows_dir(out) / f"problem={problem}"), "problem", f"a kind of the toolkit ({', '.join(KINDS)})"
+        )
+    return KINDS[problem].sense
 
 
 def kind_dataset(out: str | Path, problem: str) -> Any:
@@ -549,10 +594,14 @@ def stored_instances(out: str | Path) -> dict[str, StoredInstance]:
 
 def versions() -> dict[str, str]:
     """Versions of the toolkit, Python, the data stack and the solvers."""
+    from odrp.bench.provenance import toolkit_commit
     from odrp.core.solvers import SOLVERS, solver_version  # only here: the report reads datasets without solvers
 
     out = {"odrp-toolkit": odrp.__version__, "python": platform.python_version()}
-    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools"):
+    commit = toolkit_commit()
+    if commit is not None:  # a git checkout: the commit it runs from, -dirty when tracked files changed
+        out["odrp-toolkit commit"] = commit
+    for package in ("pyspark", "pyarrow", "pandas", "numpy", "pyomo", "highspy", "pulp", "ortools", "pyscipopt"):
         try:
             out[package] = version(package)
         except PackageNotFoundError:
@@ -578,8 +627,14 @@ def machine() -> dict[str, Any]:
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed)."""
-    return _sha256_fd(os.open(path, os.O_RDONLY | os.O_NOFOLLOW))[0]
+    """SHA-256 of a regular file (a symbolic link raises OSError: it is never followed; so does a FIFO or a
+    device, opened without blocking and refused before it is read)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return _sha256_fd(fd)[0]
 
 
 class CorruptManifest(InputError):
@@ -594,8 +649,10 @@ def read_manifest(out: str | Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        data = json.loads(read_text(path, "JSON file"))
+    except InputError as error:  # a FIFO or a device in its place, or unreadable
+        raise CorruptManifest(error.source, error.field, error.expected) from None
+    except (json.JSONDecodeError, RecursionError) as error:
         raise CorruptManifest(str(path), "", f"valid JSON ({str(error)[:200]})") from None
     problem = _manifest_problem(data)
     if problem:

@@ -9,7 +9,9 @@ needs, in formats any tool reads, and nothing of the toolkit's internals::
     DEST/optima.csv                            one line per instance: its optimum and how it was established
     DEST/results.parquet                       every row of the dataset (the columns of docs/benchmarks.md)
     DEST/grid.yaml                             the grid that made it
-    DEST/README.md                             the datasheet: provenance, generators, versions, machine, columns
+    DEST/plugins/<module path>.py              the source of each plugin the grid names (odrp.bench.provenance)
+    DEST/README.md                             the datasheet: each kind's model, provenance, generators, versions,
+                                               machine, columns, the citation and the data's licence
     DEST/SHA256SUMS                            SHA-256 of every other file (``sha256sum -c SHA256SUMS``)
 
 An instance file's SHA-256 is the ``instance_sha256`` of its rows and of its line in ``optima.csv``:
@@ -20,11 +22,19 @@ exported. ``odrp dataset verify DEST`` checks an export against ``SHA256SUMS``
 (:func:`odrp.bench.verify.check_export`), and ``--resolve K`` re-proves K of its optima with another
 solver (:mod:`odrp.bench.resolve`).
 
+The data's licence is ``licence:`` of the grid, else :data:`DEFAULT_LICENCE` (CC-BY-4.0); ``odrp dataset
+export --licence TEXT`` overrides both.
+
 **Back into a grid** (``odrp import dataset DEST --out DIR``, :func:`import_export`): the export is
-checked, its instance files are copied to ``DIR/instances/<kind>/`` and ``DIR/grid.yaml`` gets one
-study per kind over them, with the export's exact solvers, the heuristics it scored and its time
-limit. A study may also list them directly (``instances: DEST/instances/odrp/*.json``): they are
-instance files like any other.
+checked, and ``DIR/grid.yaml`` gets the export's studies back, each under its own name, over its own
+instance files (copied to ``DIR/instances/<study>/``), with every key that still applies to them:
+``exact``, ``methods``, ``repeats`` (so the randomised heuristics get the same seeds), ``time_limit``,
+``memory_limit``, ``mip_gap``, ``options``, ``warm_start``. A study's ``solutions:`` made elsewhere come
+back as the solution files its rows hold (``DIR/solutions/<study>/<method>/``); the generators, their
+parameters and seeds give way to the instance files they made. The plugins come from the export
+(``DIR/plugins/``), and the grid is loaded once, so that it is known to run. A study may also list
+an export's files directly (``instances: DEST/instances/odrp/*.json``): they are instance files like
+any other.
 """
 
 from __future__ import annotations
@@ -44,17 +54,36 @@ import pyarrow.parquet as pq
 import yaml
 
 from odrp.bench import dataset, verify
+from odrp.bench.optimum import DEFAULT_CERTIFY, bound_of, study_settings
+from odrp.bench.provenance import PLUGINS
 from odrp.bench.verify import SUMS
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, read_bytes, read_text
 from odrp.core.result import VERIFY_RTOL, agrees
-from odrp.registry import KINDS, heuristics
+from odrp.registry import KINDS, heuristics, load_plugins
 
 OPTIMA = "optima.csv"
 RESULTS = "results.parquet"
 README = "README.md"
 GRID = "grid.yaml"
 SCHEMAS = "schemas"
-DEFAULT_LICENCE = "MIT (the licence of odrp-toolkit), as the toolkit's LICENSE file states it"
+DEFAULT_LICENCE = (
+    "CC-BY-4.0 (Creative Commons Attribution 4.0 International, https://creativecommons.org/licenses/by/4.0/)"
+)
+"""The data's licence unless the grid's ``licence:`` or ``odrp dataset export --licence`` says otherwise."""
+
+#: The certificate's columns of ``optima.csv`` (:mod:`odrp.bench.optimum`); exports made before them lack them.
+CERTIFICATE_COLUMNS: dict[str, str] = {
+    "tier": "proven: two exact solvers prove the optimum and agree; proven_once: one solver proves it; bounded: "
+    "nothing proven, but best_known is within `certify` (relative) of best_bound; open: nothing certified; "
+    "empty where `established` is disagree or infeasible",
+    "best_known": "the best objective any method reached (exact or not), evaluator-verified",
+    "best_known_method": "the method that reached it (exact/<solver> or the heuristic; the first in name order "
+    "among equals); its solution is in results.parquet",
+    "best_bound": "the best bound the exact runs prove (for max the smallest, for min the largest; an optimal "
+    "run's bound is its objective): the optimum lies between best_known and best_bound",
+    "bound_solvers": "the exact solvers whose runs give best_bound, separated by spaces",
+    "certify": "the relative gap between best_known and best_bound that makes an instance bounded (the study's)",
+}
 
 #: The columns of ``optima.csv`` and what each means (the datasheet and the docs list them).
 OPTIMA_COLUMNS: dict[str, str] = {
@@ -71,6 +100,7 @@ OPTIMA_COLUMNS: dict[str, str] = {
     "size": "the kind's size measure of the instance",
     "size_label": "what `size` counts (operators, items, tasks, ...)",
     "instance_sha256": "SHA-256 of the instance file (its canonical JSON)",
+    **CERTIFICATE_COLUMNS,
 }
 
 #: The columns of ``results.parquet`` (one row per instance x method x repeat) and what each means.
@@ -88,6 +118,10 @@ RESULT_COLUMNS: dict[str, str] = {
     "objective, bound, solver_gap": "the objective (the evaluator's), the method's bound, the solver's own gap",
     "optimum, optimum_status, gap": "the instance's optimum, how it was established (as in optima.csv), and this "
     "row's relative gap to it (0 optimal, larger worse, for both senses)",
+    "sense, best_known, best_known_method, best_bound, tier": "the instance's sense and its certificate, as in "
+    "optima.csv",
+    "gap_known, gap_bound": "this row's gap to the best known and to the best bound (same convention as `gap`): "
+    "the true gap to the optimum lies between them",
     "runtime_s, time_limit": "wall seconds of the run and its limit",
     "verified": "the evaluator, which recomputes everything from the instance alone, agrees with the method",
     "message": "notes and error messages",
@@ -124,11 +158,14 @@ def _as_json_text(frame: Any) -> Any:
     return frame
 
 
-def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE) -> ExportSummary:
-    """Export the dataset ``out`` to the new folder ``dest`` (see the module docstring)."""
+def export(out: str | Path, dest: str | Path, *, licence: str | None = None) -> ExportSummary:
+    """Export the dataset ``out`` to the new folder ``dest`` (see the module docstring). ``licence``: the
+    data's licence (None: the grid's ``licence:``, else :data:`DEFAULT_LICENCE`)."""
     out, dest = Path(out), Path(dest)
     verify.require_intact(out)
     manifest = dataset.read_manifest(out) or {}
+    licence = licence or manifest.get("grid", {}).get("spec", {}).get("licence") or DEFAULT_LICENCE
+    plugins = _plugin_files(out, manifest)
     _new_folder(dest)
     frame = dataset.read(out)
     if frame.empty:
@@ -142,7 +179,8 @@ def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE)
         schema = json.dumps(KINDS[kind].schema(), indent=1, sort_keys=True) + "\n"
         summary.files[f"{SCHEMAS}/{kind}.json"] = _write(dest, f"{SCHEMAS}/{kind}.json", schema.encode())
     gaps = _mip_gaps(manifest)
-    optima = optima_rows(frame, instances, gaps)
+    certify = {study: value for study, (_, value) in study_settings(manifest).items()}
+    optima = optima_rows(frame, instances, gaps, certify)
     summary.files[OPTIMA] = _write(dest, OPTIMA, _csv(optima, list(OPTIMA_COLUMNS)))
     table = pa.Table.from_pandas(_as_json_text(frame), preserve_index=False)
     sink = io.BytesIO()
@@ -150,6 +188,8 @@ def export(out: str | Path, dest: str | Path, *, licence: str = DEFAULT_LICENCE)
     summary.files[RESULTS] = _write(dest, RESULTS, sink.getvalue())
     grid_text = str(manifest.get("grid", {}).get("text", ""))
     summary.files[GRID] = _write(dest, GRID, grid_text.encode())
+    for relative, data in plugins.items():
+        summary.files[relative] = _write(dest, relative, data)
     sheet = datasheet(manifest, frame, optima, licence)
     summary.files[README] = _write(dest, README, sheet.encode())
     sums = "".join(f"{digest}  {name}\n" for name, digest in sorted(summary.files.items()))
@@ -176,6 +216,23 @@ def _write(dest: Path, relative: str, data: bytes) -> str:
     return digest
 
 
+def _plugin_files(out: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
+    """The plugin sources the dataset keeps (``DIR/plugins/``), each checked against the manifest's SHA-256."""
+    files: dict[str, bytes] = {}
+    for record in manifest.get("grid", {}).get("plugins", []):
+        relative = str(record.get("file", ""))
+        parts = Path(relative).parts
+        path = out / relative
+        if len(parts) < 2 or parts[0] != PLUGINS or ".." in parts or not path.is_file() or path.is_symlink():
+            raise InputError(str(path), "", f"the source of plugin {record.get('module')!r} the manifest names")
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != record.get("sha256"):
+            expected = f"the plugin source that ran (SHA-256 {str(record.get('sha256'))[:16]}... in the manifest)"
+            raise InputError(str(path), "", expected)
+        files[Path(relative).as_posix()] = data
+    return files
+
+
 def _instance_files(out: Path, frame: Any) -> dict[str, bytes]:
     """The bytes of every instance file the rows name, each checked against its ``instance_sha256``."""
     files: dict[str, bytes] = {}
@@ -192,7 +249,7 @@ def _instance_files(out: Path, frame: Any) -> dict[str, bytes]:
                 "the instance file of its rows (datasets written before odrp bench stored instances cannot be "
                 "exported: run the grid again into a new --out)",
             )
-        data = path.read_bytes()
+        data = read_bytes(path, "instance file")
         if hashlib.sha256(data).hexdigest() != digest:
             raise InputError(str(path), "", f"the instance its rows were computed on (SHA-256 {digest[:16]}...)")
         files[relative] = data
@@ -214,8 +271,12 @@ def _sense(kind: str, data: bytes | None) -> str:
     return KINDS[kind].sense
 
 
-def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float]) -> list[dict[str, Any]]:
-    """One line per instance of ``frame`` (the dataset's rows): the columns of :data:`OPTIMA_COLUMNS`."""
+def optima_rows(
+    frame: Any, instances: dict[str, bytes], gaps: dict[str, float], certify: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """One line per instance of ``frame`` (the dataset's rows): the columns of :data:`OPTIMA_COLUMNS`;
+    ``certify``: each study's certify gap (:func:`odrp.bench.optimum.study_settings`)."""
+    certify = certify or {}
     lines = []
     for (problem, instance_id), rows in frame.groupby(["problem", "instance_id"], sort=True):
         first = rows.iloc[0]
@@ -241,6 +302,7 @@ def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float])
             )
         ]
         best, best_method = _best_heuristic(rows, sense)
+        certificate = certificate_line(rows, sense, certify.get(str(first["study"]), DEFAULT_CERTIFY))
         lines.append(
             {
                 "instance": instance_id,
@@ -255,9 +317,30 @@ def optima_rows(frame: Any, instances: dict[str, bytes], gaps: dict[str, float])
                 "size": None if _number(first["size"]) is None else int(first["size"]),
                 "size_label": first["size_label"],
                 "instance_sha256": first["instance_sha256"],
+                **certificate,
             }
         )
     return lines
+
+
+def certificate_line(rows: Any, sense: str, certify: float) -> dict[str, Any]:
+    """The certificate's columns of one instance's line in ``optima.csv`` (:data:`CERTIFICATE_COLUMNS`)."""
+    first = rows.iloc[0]
+    best_bound = _number(first.get("best_bound"))
+    solvers = [
+        str(row["solver"])
+        for row in rows.to_dict("records")
+        if best_bound is not None and (b := bound_of(row)) is not None and agrees(b, best_bound)
+    ]
+    tier = next((str(t) for t in rows["tier"].dropna()), None) if "tier" in rows else None
+    return {
+        "tier": tier,
+        "best_known": _number(first.get("best_known")),
+        "best_known_method": None if _number(first.get("best_known")) is None else first.get("best_known_method"),
+        "best_bound": best_bound,
+        "bound_solvers": " ".join(sorted(set(solvers))),
+        "certify": certify,
+    }
 
 
 def _best_heuristic(rows: Any, sense: str) -> tuple[float | None, str | None]:
@@ -295,11 +378,10 @@ def read_optima(dest: str | Path) -> list[dict[str, str]]:
     """The lines of an export's ``optima.csv`` as dicts of strings (bad input names the file)."""
     path = Path(dest) / OPTIMA
     try:
-        with path.open(newline="") as handle:
-            lines = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        lines = list(csv.DictReader(io.StringIO(read_text(path, "CSV file"), newline="")))
+    except csv.Error as error:
         raise InputError(str(path), "", f"a readable CSV file ({type(error).__name__})") from None
-    missing = [c for c in OPTIMA_COLUMNS if lines and c not in lines[0]]
+    missing = [c for c in OPTIMA_COLUMNS if c not in CERTIFICATE_COLUMNS and lines and c not in lines[0]]
     if missing:
         raise InputError(str(path), missing[0], "a column of optima.csv (see the export's README.md)")
     return lines
@@ -346,7 +428,7 @@ def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]]
         "## Files",
         "",
         "- `instances/<kind>/<instance>.json`: every instance as it was solved, in the kind's documented JSON "
-        "format (`schemas/<kind>.json` is its JSON Schema; the toolkit's docs/methods pages give the model). "
+        "format (`schemas/<kind>.json` is its JSON Schema; ## The problems below gives each kind's model). "
         "Each file is the instance's canonical JSON: its SHA-256 is the `instance_sha256` of its rows.",
         "- `schemas/<kind>.json`: the JSON Schema of each kind's instance files.",
         "- `optima.csv`: one line per instance (columns below).",
@@ -366,8 +448,10 @@ def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]]
         "```",
         "",
         "Every optimum can also be checked without the toolkit: each instance file is self-contained, and the "
-        "model of each kind is written out on its page of the toolkit's documentation (docs/methods/).",
+        "model of each kind is written out below (## The problems), as on its page of the toolkit's documentation "
+        "(docs/kinds/ in the toolkit's repository, ## Citing).",
         "",
+        *problems_section(sorted(frame["problem"].unique())),
         "## Columns of optima.csv",
         "",
         "| column | meaning |",
@@ -418,59 +502,241 @@ def datasheet(manifest: dict[str, Any], frame: Any, optima: list[dict[str, Any]]
         "|---|---|",
         *(f"| {name} | {value} |" for name, value in machine.items()),
         "",
-        "## Licence",
-        "",
-        f"{licence}.",
-        "",
+        *citation_section(),
+        *licence_section(licence),
     ]
     return "\n".join(lines)
+
+
+def problems_section(kinds: list[str]) -> list[str]:
+    """``## The problems``: each kind's model (objective, constraints) and its solution format, as the kind
+    declares them (:attr:`odrp.core.kind.ProblemKind.model`, shown on the kind's documentation page too)."""
+    lines = [
+        "## The problems",
+        "",
+        "Each kind's model as the toolkit's documentation states it (equations in LaTeX), and the format of "
+        "its solutions (the `solution` column of results.parquet; `odrp evaluate INSTANCE SOLUTION` scores one). "
+        "The instance fields are in `schemas/<kind>.json`.",
+        "",
+    ]
+    for name in kinds:
+        kind = KINDS[name]
+        lines += [
+            f"### `{name}`: {kind.title}",
+            "",
+            kind.model_markdown.rstrip(),
+            "",
+            f"Solution: `{kind.solution_format}`",
+            "",
+        ]
+    return lines
+
+
+def citation_section() -> list[str]:
+    """``## Citing``: the toolkit's CITATION.cff, its repository and the dataset's own reference."""
+    cff = citation()
+    url = cff.get("repository-code") or cff.get("url") or project_url()
+    lines = [
+        "## Citing",
+        "",
+        "If you use this dataset, cite the toolkit that made it (its CITATION.cff, below) and name the dataset by "
+        "the SHA-256 of its SHA256SUMS file, which pins every file.",
+        "",
+        f"- the toolkit: odrp-toolkit, {'repository ' + url if url else 'its repository (no URL in CITATION.cff)'}",
+        "",
+    ]
+    text = cff.get("text")
+    if text:
+        lines += ["```yaml", str(text).rstrip(), "```", ""]
+    return lines
+
+
+def licence_section(licence: str) -> list[str]:
+    """``## Licence``: the data's licence (the grid's ``licence:`` or ``--licence``), apart from the code's."""
+    return [
+        "## Licence",
+        "",
+        f"The data of this export (instances, optima, results, this datasheet) are licensed under {licence}. "
+        "The toolkit's code, and the plugin sources in plugins/, keep their own licences (odrp-toolkit: MIT).",
+        "",
+    ]
+
+
+def citation() -> dict[str, Any]:
+    """The toolkit's ``CITATION.cff`` (its fields and, as ``text``, the file) when it runs from its source
+    tree; an empty mapping otherwise."""
+    import odrp
+
+    path = Path(odrp.__file__).resolve().parent.parent / "CITATION.cff"
+    try:
+        text = path.read_text()
+        fields = yaml.safe_load(text)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return {**fields, "text": text} if isinstance(fields, dict) else {}
+
+
+def project_url() -> str | None:
+    """The repository URL of the installed distribution's metadata (``[project.urls]``), if it has one."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("odrp-toolkit").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() in ("repository", "source", "homepage", "code"):
+            return url.strip()
+    return None
 
 
 # ---------------------------------------------------------------------------------- import
 
 
+#: The keys of a study that give way to the instance files in an imported grid.
+_GIVE_WAY = ("generator", "params", "seeds", "instances", "solutions")
+
+
 def import_export(dest: str | Path, out: str | Path) -> list[Path]:
-    """Copy an export's instances to ``out/instances/<kind>/`` and write ``out/grid.yaml`` that runs them
-    again (see the module docstring); the export is checked against ``SHA256SUMS`` first. Returns the
-    files written."""
+    """Write ``out/grid.yaml`` with the studies of the export ``dest`` over copies of its instance files
+    (see the module docstring); the export is checked against ``SHA256SUMS`` first, and the written grid
+    is loaded once. Returns the files written, the grid last."""
+    from odrp.bench.grid import load_grid  # the grid loader imports the registry's plugins
+
     dest, out = Path(dest), Path(out)
     check = verify.require_intact_export(dest)
-    results = pq.read_table(dest / RESULTS, columns=["problem", "method", "solver", "time_limit"]).to_pandas()
+    columns = ["problem", "instance_id", "study", "method", "solver", "repeat", "time_limit", "solution"]
+    results = pq.read_table(dest / RESULTS, columns=columns).to_pandas()
+    original = _original_grid(dest)
     written: list[Path] = []
-    kinds: dict[str, int] = {}
     for relative in sorted(check.files):
-        parts = Path(relative).parts
-        if len(parts) == 3 and parts[0] == dataset.INSTANCES and parts[2].endswith(".json"):
+        if Path(relative).parts[0] == PLUGINS:
             _write(out, relative, (dest / relative).read_bytes())
             written.append(out / relative)
-            kinds[parts[1]] = kinds.get(parts[1], 0) + 1
+    notes: list[str] = []
+    plugins = _loadable_plugins(original.get("plugins") or [], out, notes)
     known = heuristics()
+    named = {str(study.get("name")): study for study in original.get("studies") or [] if isinstance(study, dict)}
+    order = [name for name in named if name in set(results["study"])]
+    order += sorted(set(results["study"]) - set(order))
+    folders: set[str] = set()
     studies = []
-    for kind in sorted(kinds):
-        rows = results[results["problem"] == kind]
-        solvers = sorted({str(s) for s in rows.loc[rows["method"] == "exact", "solver"].dropna()})
-        methods = sorted(set(rows.loc[rows["method"] != "exact", "method"]))
+    for name in order:
+        rows = results[results["study"] == name]
+        kind = str(rows["problem"].iloc[0])
+        folder = _folder(name, folders)
+        files = [dataset.instance_file(kind, i) for i in sorted(set(rows["instance_id"]))]
+        files = [relative for relative in files if relative in check.files]  # an instance never built has none
+        if not files:
+            notes.append(f"study {name!r} (no instance of it could be built)")
+            continue
+        for relative in files:
+            target = f"{dataset.INSTANCES}/{folder}/{Path(relative).name}"
+            _write(out, target, (dest / relative).read_bytes())
+            written.append(out / target)
+        study = _imported_study(name, kind, folder, named.get(name), rows, known, notes)
+        solutions = _solution_files(out, folder, named.get(name), rows, written)
+        if solutions:
+            study["solutions"] = solutions
+        studies.append(study)
+    for name in named:
+        if name not in order:
+            notes.append(f"study {name!r} has no rows of its own (its instances ran under another study)")
+    header = (
+        f"# The studies of the export {dest}, over its instance files (odrp import dataset).\n"
+        f"#   odrp bench {out / GRID} --out DIR\n" + "".join(f"# Left out: {note}\n" for note in notes)
+    )
+    spec: dict[str, Any] = {"plugins": plugins} if plugins else {}
+    if original.get("licence"):
+        spec["licence"] = original["licence"]
+    spec["studies"] = studies
+    _write(out, GRID, (header + yaml.safe_dump(spec, sort_keys=False)).encode())
+    written.append(out / GRID)
+    load_grid(out / GRID)  # the grid runs: its files, methods, options and plugins are known here
+    return written
+
+
+def _original_grid(dest: Path) -> dict[str, Any]:
+    """The export's ``grid.yaml`` as a mapping (empty when it is empty or not a grid)."""
+    try:
+        data = yaml.safe_load((dest / GRID).read_text())
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _loadable_plugins(modules: list[Any], out: Path, notes: list[str]) -> list[str]:
+    """The plugins that load from ``out/plugins`` (where the export's sources went) or ``sys.path``."""
+    kept = []
+    for module in (str(m) for m in modules):
+        try:
+            load_plugins([module], str(out / GRID), beside=out)
+        except InputError as error:
+            notes.append(f"plugin {module} ({error.expected}) and its methods")
+            continue
+        kept.append(module)
+    return kept
+
+
+def _folder(study: str, taken: set[str]) -> str:
+    """A folder name for a study's instances: its name with other characters as ``_``, made unique."""
+    base = "".join(c if c.isalnum() or c in "-_." else "_" for c in study).strip(".") or "study"
+    folder, k = base, 2
+    while folder in taken:
+        folder, k = f"{base}-{k}", k + 1
+    taken.add(folder)
+    return folder
+
+
+def _imported_study(
+    name: str,
+    kind: str,
+    folder: str,
+    given: dict[str, Any] | None,
+    rows: Any,
+    known: dict[str, Any],
+    notes: list[str],
+) -> dict[str, Any]:
+    """One study of the imported grid: the export's own (minus the keys of :data:`_GIVE_WAY`), or, for a
+    study the export's grid does not hold, what its rows show (solvers, methods, repeats, time limit)."""
+    study: dict[str, Any] = {"name": name, "problem": kind, "instances": f"{dataset.INSTANCES}/{folder}/*.json"}
+    if given is not None:
+        study.update((key, value) for key, value in given.items() if key not in (*_GIVE_WAY, *study))
+    else:
+        exact = rows[rows["method"] == "exact"]
+        study["exact"] = sorted({str(s) for s in exact["solver"].dropna()} & set(KINDS[kind].solvers))
+        study["methods"] = sorted({str(m) for m in rows.loc[rows["method"] != "exact", "method"]} & set(known))
+        repeats = rows.loc[rows["method"].isin(study["methods"]), "repeat"]
+        if len(repeats) and int(repeats.max()) > 0:
+            study["repeats"] = int(repeats.max()) + 1
         limits = rows["time_limit"].dropna()
-        study: dict[str, Any] = {
-            "name": kind,
-            "problem": kind,
-            "instances": f"{dataset.INSTANCES}/{kind}/*.json",
-            "exact": [s for s in solvers if s in KINDS[kind].solvers],
-            "methods": [m for m in methods if m in known and kind in known[m].kinds],
-        }
         if len(limits):
             study["time_limit"] = float(limits.max())
-        studies.append(study)
-    others = sorted({str(m) for m in results["method"]} - {"exact"} - set(known))
-    header = (
-        f"# The instances of the export {dest}, with the exact solvers, heuristics and time limit it used.\n"
-        f"#   odrp bench {out / GRID} --out DIR\n"
-        + (
-            f"# Methods of the export this toolkit does not know (plugins, or made elsewhere): {', '.join(others)}\n"
-            if others
-            else ""
-        )
-    )
-    _write(out, GRID, (header + yaml.safe_dump({"studies": studies}, sort_keys=False)).encode())
-    written.append(out / GRID)
-    return written
+    methods = [str(m) for m in study.get("methods") or []]
+    unknown = [m for m in methods if m not in known or kind not in known[m].kinds]
+    if unknown:
+        notes.append(f"study {name!r}: methods {', '.join(unknown)} (no plugin of this export declares them)")
+        study["methods"] = [m for m in methods if m not in unknown]
+        study["options"] = {m: o for m, o in (study.get("options") or {}).items() if m not in unknown}
+        if study.get("warm_start") and not study["methods"]:
+            del study["warm_start"]
+    return study
+
+
+def _solution_files(
+    out: Path, folder: str, given: dict[str, Any] | None, rows: Any, written: list[Path]
+) -> list[dict[str, str]]:
+    """The study's ``solutions:`` back as files: the solution of each of its rows of such a method."""
+    raw = (given or {}).get("solutions") or []
+    methods = [str(entry.get("method")) for entry in (raw if isinstance(raw, list) else [raw])]
+    sources = []
+    for method in methods:
+        mine = rows[(rows["method"] == method) & rows["solution"].notna()]
+        for instance_id, text in zip(mine["instance_id"], mine["solution"], strict=True):
+            target = f"solutions/{folder}/{method}/{instance_id}.json"
+            _write(out, target, (str(text) + "\n").encode())
+            written.append(out / target)
+        if len(mine):
+            sources.append({"method": method, "path": f"solutions/{folder}/{method}/*.json"})
+    return sources

@@ -3,6 +3,7 @@
 A grid file (paths are relative to the grid file)::
 
     plugins: [my_lab.heuristics]      # optional: modules that declare extra HEURISTICS
+    licence: CC-BY-4.0                # optional: the data's licence in an export (odrp dataset export)
     studies:
       - name: debs                    # unique within the grid
         problem: odrp                 # a kind of odrp.registry.KINDS
@@ -17,6 +18,9 @@ A grid file (paths are relative to the grid file)::
         time_limit: 60                # seconds, for every method (default: none)
         memory_limit: 4               # GB, for every run (default: half the worker's memory / its cores)
         mip_gap: 1.0e-6               # relative gap at which an exact solver stops (default 1e-6)
+        threads: 1                    # threads of each exact solver (default 1: Spark runs a task per core)
+        certify: 0.01                 # relative gap between best known and best bound that makes an
+                                      #   instance without a proof "bounded" (default 0.01)
         options:                      # keyword options per method; "exact" for the exact solvers
           exact: {formulation: compact}
         warm_start: best_heuristic    # optional: the exact solvers start from the best heuristic
@@ -38,9 +42,13 @@ each ``path`` is a glob, relative to the grid file like ``instances``, of soluti
 JSON, or a Result JSON whose ``solution`` is taken) named after the instance they solve:
 ``<instance_id>.json``, or, for an instance file, the file's own name. Each is a run of the given
 method name on its instance, scored by the kind's evaluator against the optimum like any method
-(:mod:`odrp.bench.task`). The method name must be new (no heuristic's, no other source's); a
-file that names no instance of the study is bad input; the files are read on the driver, and what
-is in them is judged in the task (a malformed one is an error row there, never a failed grid).
+(:mod:`odrp.bench.task`). With ``map`` (``{method, path, map}``, ``map`` a glob of the maps ``odrp model``
+wrote, ``<instance>.map.json``), the files are solvers' solutions of the written models (``.sol`` of
+HiGHS, CBC, SCIP or Gurobi, or variable values as JSON or CSV, :mod:`odrp.models`), each read back
+through its instance's map. The method name must be new (no heuristic's, no other source's); a
+file that names no instance of the study, or a model solution without a map, is bad input; the files
+are read on the driver, and what is in them is judged in the task (a malformed one is an error row
+there, never a failed grid).
 
 ``warm_start: best_heuristic`` (default: none) makes each instance's exact solvers take the best
 verified heuristic solution of the instance as a MIP start (:mod:`odrp.bench.task` runs the
@@ -51,16 +59,17 @@ Bad grids raise :class:`odrp.core.errors.InputError` naming the grid file and th
 checked before Spark starts (:func:`load_grid`): each generator runs once per combination of its
 parameters, instance globs stay under the grid's folder or the working directory (``--allow-outside``
 lifts that), and plugins,
-found beside the grid file first, are imported only once the rest of the grid is valid.
+found beside the grid file (or in the ``plugins/`` folder there) first, are imported only once the rest
+of the grid is valid.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import hashlib
 import inspect
 import itertools
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -68,11 +77,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, PositiveFloat, PositiveInt
 
-from odrp.core.errors import InputError, read_text
+from odrp.bench.optimum import DEFAULT_CERTIFY
+from odrp.core.canonical import canonical_json, normalise
+from odrp.core.canonical import instance_sha256 as instance_sha256  # where the bench modules and tests find it
+from odrp.core.errors import InputError, did_you_mean, read_text
 from odrp.core.kind import ProblemKind, require, validate
 from odrp.core.settings import settings_for
+from odrp.core.solvers import why_not
 from odrp.io import read_json
 from odrp.registry import KINDS, heuristics, load_plugins
 
@@ -80,12 +93,14 @@ from odrp.registry import KINDS, heuristics, load_plugins
 
 
 class SolutionSource(BaseModel):
-    """Solutions made elsewhere: files matching ``path``, scored under the method name ``method``."""
+    """Solutions made elsewhere: files matching ``path``, scored under the method name ``method``; with
+    ``map`` (a glob of ``odrp model`` maps), solutions of the written models (:mod:`odrp.models`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     method: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.\-]+$")
     path: str = Field(min_length=1)
+    map: str | None = Field(None, min_length=1)
 
 
 class StudySpec(BaseModel):
@@ -103,6 +118,8 @@ class StudySpec(BaseModel):
     time_limit: PositiveFloat | None = None
     memory_limit: PositiveFloat | None = None
     mip_gap: NonNegativeFloat = 1e-6
+    threads: PositiveInt = 1
+    certify: NonNegativeFloat = DEFAULT_CERTIFY
     options: dict[str, dict[str, Any]] = {}
     warm_start: Literal["best_heuristic"] | None = None
     solutions: list[SolutionSource] | SolutionSource = []
@@ -112,6 +129,7 @@ class GridSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     plugins: list[str] = []
+    licence: str | None = Field(None, min_length=1)
     studies: list[StudySpec] = Field(min_length=1)
 
 
@@ -134,12 +152,16 @@ class Run:
 @dataclass(frozen=True)
 class ExternalSolution:
     """A solution made elsewhere for one instance: the method name it is scored under, its file (relative
-    to the grid) and the file's text, read on the driver (None, with ``error``, when it could not be)."""
+    to the grid) and the file's text, read on the driver (None, with ``error``, when it could not be); for a
+    solution of a written model, its map's file and text too (None, with ``map_error``, when unreadable)."""
 
     method: str
     file: str
     text: str | None
     error: str = ""
+    map_file: str | None = None
+    map_text: str | None = None
+    map_error: str = ""
 
 
 @dataclass(frozen=True)
@@ -171,6 +193,11 @@ class InstanceTask:
     """The solutions made elsewhere for this instance (the study's ``solutions:``), one per method at most."""
     external_methods: tuple[str, ...] = ()
     """Every method name of the study's ``solutions:`` (a run each, with or without a file here)."""
+    threads: int = 1
+    """Threads of each exact solver (the study's ``threads``)."""
+    certify: float = DEFAULT_CERTIFY
+    """The relative gap between best known and best bound that certifies an instance without a proof
+    (tier ``bounded``, :mod:`odrp.bench.optimum`)."""
 
     def plan(self) -> tuple[Any, ...]:
         """What is run on the instance; two studies may share an instance only with equal plans."""
@@ -179,6 +206,8 @@ class InstanceTask:
             self.time_limit,
             self.memory_limit,
             self.mip_gap,
+            self.threads,
+            self.certify,
             canonical_json(self.options),
             self.warm_start,
             tuple((e.method, e.file) for e in self.external),
@@ -202,21 +231,6 @@ class Grid:
 # ------------------------------------------------------------------------------------- the ids
 
 
-def normalise(value: Any) -> Any:
-    """Integral floats become ints (recursively), so equal numbers give equal ids."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {str(k): normalise(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [normalise(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(normalise(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:16]
 
@@ -234,11 +248,6 @@ def generated_instance_id(problem: str, generator: str, params: dict[str, Any], 
 def file_instance_id(problem: str, data: Any) -> str:
     """The id of an instance read from a file, from the file's content (as canonical JSON)."""
     return f"{_safe(problem)}-file-{_digest(data)}"
-
-
-def instance_sha256(data: Any) -> str:
-    """SHA-256 of an instance's canonical JSON (recorded with every row of the dataset)."""
-    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
 # ------------------------------------------------------------------------------------- loading
@@ -342,6 +351,7 @@ def _match_solutions(
             keys.setdefault(Path(instance["file"]).stem, instance)
     for j, entry in enumerate(solution_sources(study)):
         field_name = f"{where}.solutions[{j}].path"
+        maps = _maps(entry, keys, f"{where}.solutions[{j}]", source, base, allow_outside)
         for file in _glob(entry.path, base, f"{where}.solutions[{j}]", source, allow_outside, "path"):
             instance = keys.get(file.stem)
             require(
@@ -352,7 +362,52 @@ def _match_solutions(
                 f"instance file's name); {file.name} names none",
             )
             assert instance is not None
-            instance["external"] = (*instance["external"], _external(entry.method, file, base))
+            external = _external(entry.method, file, base)
+            if maps is not None:
+                require(
+                    instance["instance_id"] in maps,
+                    source,
+                    f"{where}.solutions[{j}].map",
+                    f"a map for every solution file ({file.stem}{MAP_SUFFIX}, as odrp model writes it); none for "
+                    f"{file.name}",
+                )
+                external = _with_map(external, maps[instance["instance_id"]], base)
+            instance["external"] = (*instance["external"], external)
+
+
+MAP_SUFFIX = ".map.json"
+"""The maps ``odrp model`` writes: ``MODEL.map.json`` beside ``MODEL.mps``."""
+
+
+def _maps(
+    entry: SolutionSource, keys: dict[str, dict[str, Any]], where: str, source: str, base: Path, allow_outside: bool
+) -> dict[str, Path] | None:
+    """The map file of each instance (by id) that ``entry.map`` matches; None without ``map``."""
+    if entry.map is None:
+        return None
+    found: dict[str, Path] = {}
+    for file in _glob(entry.map, base, where, source, allow_outside, "map"):
+        instance = keys.get(file.name.removesuffix(MAP_SUFFIX)) if file.name.endswith(MAP_SUFFIX) else None
+        require(
+            instance is not None,
+            source,
+            f"{where}.map",
+            f"maps named after an instance of the study (<instance>{MAP_SUFFIX}); {file.name} names none",
+        )
+        assert instance is not None
+        found[instance["instance_id"]] = file
+    return found
+
+
+def _with_map(external: ExternalSolution, file: Path, base: Path) -> ExternalSolution:
+    """``external`` with its map's text, read now like the solution's."""
+    from odrp.io import MAX_FILE_BYTES
+
+    relative = os.path.relpath(file, base)
+    try:
+        return dataclasses.replace(external, map_file=relative, map_text=read_text(file, "map file", MAX_FILE_BYTES))
+    except InputError as error:
+        return dataclasses.replace(external, map_file=relative, map_error=error.expected)
 
 
 def _external(method: str, file: Path, base: Path) -> ExternalSolution:
@@ -361,11 +416,9 @@ def _external(method: str, file: Path, base: Path) -> ExternalSolution:
 
     relative = os.path.relpath(file, base)
     try:
-        if file.stat().st_size > MAX_FILE_BYTES:
-            return ExternalSolution(method, relative, None, f"a file of at most {MAX_FILE_BYTES // 1024**2} MB")
-        return ExternalSolution(method, relative, file.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        return ExternalSolution(method, relative, None, f"a readable UTF-8 file ({type(error).__name__})")
+        return ExternalSolution(method, relative, read_text(file, "UTF-8 file", MAX_FILE_BYTES))
+    except InputError as error:  # no regular file, too large, unreadable: an error row of its run
+        return ExternalSolution(method, relative, None, error.expected)
 
 
 def _tasks(
@@ -392,6 +445,8 @@ def _tasks(
         "time_limit": study.time_limit,
         "memory_limit": study.memory_limit,
         "mip_gap": study.mip_gap,
+        "threads": study.threads,
+        "certify": study.certify,
         "options": options,
         "plugins": plugins,
         "warm_start": study.warm_start,
@@ -428,6 +483,8 @@ def _runs(study: StudySpec, kind: ProblemKind, where: str, source: str) -> tuple
             f"a solver of {kind.name} ({', '.join(kind.solvers)}), got {solver!r}",
         )
         require(solver not in solvers[:j], source, f"{where}.exact[{j}]", f"each solver once, got {solver!r} twice")
+        reason = why_not(solver)
+        require(reason is None, source, f"{where}.exact[{j}]", f"a solver that runs here: {reason}; or another solver")
         runs.append(Run("exact", solver, 0))
     known = heuristics()
     for j, method in enumerate(study.methods):
@@ -513,7 +570,8 @@ def _generated_instances(study: StudySpec, kind: ProblemKind, where: str, source
             accepted is None or name in accepted,
             source,
             f"{where}.params.{name}",
-            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})",
+            f"a parameter of {kind.name} generator {generator} ({', '.join(p for p in accepted or () if p != 'seed')})"
+            + did_you_mean(name, accepted or ()),
         )
     seeds = _seeds(study.seeds, where, source)
     require(
@@ -607,7 +665,7 @@ def _glob(pattern: str, base: Path, where: str, source: str, allow_outside: bool
             field_name,
             f"files under the grid's folder or the working directory (or --allow-outside); {outside} is not",
         )
-    what = "instance" if key == "instances" else "solution"
+    what = {"instances": "instance", "map": "map"}.get(key, "solution")
     require(bool(files), source, field_name, f"a glob that matches {what} files, got {pattern!r}")
     return files
 

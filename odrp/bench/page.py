@@ -8,14 +8,17 @@ shows one instance at a time. The page has:
   kinds odrp, throughput, pathmap, latency, then the knapsack family kp, mkp, gap, mdkp, qkp, qmkp,
   qm3dkp; a kind the registry does not know comes last), studies in the grid's order;
 - **answers** per kind: for each method, the study and parameter value where its mean gap to the
-  optimum is largest, and its runs by status (how often it found no solution) (:func:`answers`);
-- per study: the tables (:mod:`odrp.bench.tables`), one per parameter with more than one value, the
-  head-to-head comparison of every two methods on the same instances, with a paired Wilcoxon test
-  (:func:`head_to_head`), the runtime profile and gap ECDF (:mod:`odrp.bench.pictures`) and links to
-  the pictures for papers;
+  optimum is largest, its runs with a solution, and its runs by status (how often it found no
+  solution) (:func:`answers`);
+- per study: the instance counts by tier, the tables (:mod:`odrp.bench.tables`), one per parameter
+  with more than one value, the head-to-head comparison of every two methods on the same instances
+  (:func:`head_to_head`: the numbers of ``pairs.csv`` and the paper tables, with one convention for
+  runs without a solution), the runtime profile, gap ECDF and, with bounded instances, the certified
+  gap ECDF (:mod:`odrp.bench.pictures`) and links to the pictures for papers;
 - **runs**: every run, filtered by kind, study, method, status and parameter value, sortable;
-- **instance**: one instance's runs (objective, gap, time, status of each method and repeat), its
-  optimum and how it was proven (:func:`proof`);
+- **instance**: one instance's runs (objective, gap, certified gaps, time, status of each method and
+  repeat), its optimum and how it was proven (:func:`proof`), its tier, best known and best bound
+  (:func:`certificate`);
 - **errors**: every error row with its message;
 - **about**: when the dataset was written, the grid (its file name and text), the toolkit's and
   solvers' versions, the Spark master, hosts and cores of each run. The dataset's path is not shown.
@@ -38,9 +41,9 @@ import numpy as np
 import pandas as pd
 
 from odrp.bench import tables
-from odrp.bench.compare import paired_test
+from odrp.bench.compare import PAIR_HEADERS, method_pairs, pair_rows
 from odrp.bench.page_script import SCRIPT
-from odrp.bench.pictures import Picture, Profile, style
+from odrp.bench.pictures import Picture, Profile, line_style
 from odrp.bench.tables import labelled, method_order
 
 PLOTLY_SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down"}
@@ -54,7 +57,7 @@ class StudySection:
 
     problem: str
     study: str
-    counts: dict[str, int]  # instances by optimum status (:func:`odrp.bench.tables.optimum_counts`)
+    counts: dict[str, int]  # instances by tier or status (:func:`odrp.bench.tables.optimum_counts`)
     table: pd.DataFrame  # the study's table (:func:`odrp.bench.tables.summary_table`)
     by_param: dict[str, list[tuple[Any, pd.DataFrame]]] = field(default_factory=dict)  # name: (value, table)
     pairs: pd.DataFrame | None = None  # :func:`head_to_head`
@@ -87,51 +90,11 @@ def study_order(problem: str, studies: Iterable[str], manifest: dict[str, Any] |
 
 
 def head_to_head(rows: pd.DataFrame) -> pd.DataFrame:
-    """Every two methods of one study compared on the instances with a proven optimum where both ran.
-
-    A method's value on an instance is the mean of its runs' gaps, a run without a gap counting as
-    +inf (so one failed repeat makes the value +inf). Columns: ``a, b, instances, a_better, ties,
-    b_better`` (ties include both +inf), ``a_mean, b_mean`` (mean gap over the instances where both
-    values are finite, with ``finite`` such instances), and ``p_value, test_note``: the Wilcoxon
-    signed-rank test of the paired finite values (:func:`odrp.bench.compare.paired_test`, the test the
-    comparison of datasets uses; its note says when there are too few pairs).
-    """
-    rows = labelled(rows)
-    proven = rows[rows["optimum_status"] == "proven"]
-    values = (
-        proven.assign(value=proven["gap"].astype(float).fillna(math.inf))
-        .groupby(["label", "instance_id"])["value"]
-        .mean()
-        .unstack("label")
-    )
-    labels = method_order(rows)
-    records = []
-    for i, a in enumerate(labels):
-        for b in labels[i + 1 :]:
-            if a not in values or b not in values:
-                continue
-            both = values[[a, b]].dropna()
-            va, vb = both[a].to_numpy(float), both[b].to_numpy(float)
-            finite = np.isfinite(va) & np.isfinite(vb)
-            test = paired_test(va[finite], vb[finite])
-            records.append(
-                {
-                    "a": a,
-                    "b": b,
-                    "instances": len(both),
-                    "a_better": int(np.sum(va < vb)),
-                    "ties": int(np.sum(va == vb)),
-                    "b_better": int(np.sum(va > vb)),
-                    "finite": int(finite.sum()),
-                    "a_mean": float(va[finite].mean()) if finite.any() else math.nan,
-                    "b_mean": float(vb[finite].mean()) if finite.any() else math.nan,
-                    "p_value": test.p_value,
-                    "test_note": test.note,
-                }
-            )
-    columns = ["a", "b", "instances", "a_better", "ties", "b_better", "finite", "a_mean", "b_mean", "p_value"]
-    columns.append("test_note")
-    return pd.DataFrame.from_records(records, columns=columns)
+    """Every two methods of one study on the instances with a proven optimum where both ran: the same
+    numbers as ``pairs.csv`` and the paper tables (:func:`odrp.bench.compare.method_pairs`, whose
+    docstring states how a run without a solution counts), without the group columns."""
+    pairs = method_pairs(rows)
+    return pairs.drop(columns=[c for c in tables.GROUP if c in pairs.columns]).reset_index(drop=True)
 
 
 ANSWER_HEADERS = (
@@ -139,6 +102,7 @@ ANSWER_HEADERS = (
     "largest mean gap",
     "where",
     "runs",
+    "with solution",
     "no solution",
     "infeasible",
     "time limit",
@@ -174,6 +138,7 @@ def answers(sections: Sequence[StudySection]) -> dict[str, list[list[str]]]:
                     tables.percent(worst),
                     where,
                     str(runs),
+                    f"{int(sums['with_solution'])}/{runs}",
                     *(str(int(sums[status])) for status in ("no_solution", "infeasible", "time_limit", "error")),
                     f"{int(sums['with_gap'])}/{runs}",
                     f"{int(sums['at_optimum'])}/{int(sums['comparable'])}",
@@ -202,6 +167,24 @@ def proof(runs: pd.DataFrame) -> str:
     if exact.empty:
         return "no proof: the study has no exact solver"
     return f"no proof ({others})"
+
+
+def certificate(runs: pd.DataFrame) -> str:
+    """One instance's tier, best known solution and best bound (:mod:`odrp.bench.optimum`), in words."""
+    first = runs.iloc[0]
+    tier = next((t for t in runs.get("tier", pd.Series(dtype=object)).dropna()), None)
+    words = {
+        "proven": "proven by two solvers",
+        "proven_once": "proven by one solver",
+        "bounded": "bounded: best known within the study's certify gap of the best bound",
+        "open": "open: nothing certified",
+    }
+    parts = [words.get(str(tier), f"no tier ({_optimum_status(runs)})")]
+    if not _missing(first.get("best_known")):
+        parts.append(f"best known {float(first['best_known']):.10g} ({first.get('best_known_method')})")
+    if not _missing(first.get("best_bound")):
+        parts.append(f"best bound {float(first['best_bound']):.10g}")
+    return "; ".join(parts)
 
 
 def _optimum_status(runs: pd.DataFrame) -> str:
@@ -245,9 +228,9 @@ def render(
         "studies and, where a study varies a parameter, over its values (<i>where</i>: the study, and the "
         "value); then how many of its runs ended with each status other than optimal and feasible "
         "(<code>no_solution</code>: the method found none; <code>infeasible</code>; <code>time_limit</code>, "
-        "with or without an incumbent; <code>error</code>), how many have a gap and how many reached the "
-        "optimum. Whether it beats another method on the same instances: each study's <i>head to head</i> "
-        "table.</p>"
+        "with or without an incumbent; <code>error</code>), how many have a solution, how many have a gap and "
+        "how many reached the optimum. Whether it beats another method on the same instances: each study's "
+        "<i>head to head</i> table.</p>"
     )
     for problem, rows in answers(sections).items():
         body.append(f"<h3>{esc(problem)}</h3>" + table_html(ANSWER_HEADERS, rows, method_column=0, css="answers"))
@@ -329,11 +312,14 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
         parts.append(table_html([name, *tables.HEADERS], rows, method_column=1, param=name))
     if section.pairs is not None and len(section.pairs):
         parts.append(
-            "<h4>head to head</h4><p>Two methods on the instances with a proven optimum where both ran: on "
-            "how many each has the smaller gap (the mean over its repeats; a run without a solution counts "
-            "as an infinite gap), their mean gaps over the instances where both have a finite one, and the "
-            "two-sided Wilcoxon signed-rank p-value of those pairs (fewer than 6 pairs that differ: too few "
-            "for p &lt; 0.05; no pair that differs: -).</p>"
+            "<h4>head to head</h4><p>Two methods on the instances with a proven optimum where both ran. On "
+            "each instance the method with fewer runs without a solution is better; with as many, the one "
+            "with the smaller mean gap over its runs with one; a tie otherwise (so with one run each, a run "
+            "without a solution loses to one with a solution and ties with another without). The sign test "
+            "p-value tests those wins against the losses. Beside them: each method's runs with a solution, "
+            "then the gaps on the instances where both have a solution (gap pairs): their means and the "
+            "two-sided Wilcoxon signed-rank test (fewer than 6 pairs that differ: too few for p &lt; 0.05; no "
+            "pair that differs: -). The paper tables and <code>pairs.csv</code> hold the same numbers.</p>"
         )
         parts.append(table_html(*pairs_rows(section.pairs), css="pairs"))
     if section.profiles:
@@ -356,14 +342,8 @@ def _study_html(section: StudySection, figures: list[str]) -> str:
 
 
 def pairs_rows(pairs: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
-    headers = ["method A", "method B", "instances", "A better", "ties", "B better", "both finite", "A mean gap"]
-    headers += ["B mean gap", "Wilcoxon p"]
-    rows = []
-    for r in pairs.itertuples(index=False):
-        counts = [str(n) for n in (r.instances, r.a_better, r.ties, r.b_better, r.finite)]
-        test = "-" if math.isnan(r.p_value) else f"{r.p_value:.3g}" + (" (too few pairs)" if r.test_note else "")
-        rows.append([r.a, r.b, *counts, tables.percent(r.a_mean), tables.percent(r.b_mean), test])
-    return headers, rows
+    """The head to head table's headers and rows: those of the paper tables' pairs."""
+    return list(PAIR_HEADERS), pair_rows(pairs)
 
 
 def plotly_figure(profile: Profile) -> str:
@@ -372,7 +352,7 @@ def plotly_figure(profile: Profile) -> str:
 
     fig = go.Figure()
     for k, curve in enumerate(profile.curves):
-        line = style(k)
+        line = line_style(curve, k)
         fig.add_trace(
             go.Scatter(
                 x=[*curve.taus, profile.right],
@@ -451,6 +431,8 @@ def page_data(frame: pd.DataFrame) -> dict[str, Any]:
                 "status": r.status,
                 "objective": _number(r.objective),
                 "gap": _number(r.gap),
+                "gap_known": _number(getattr(r, "gap_known", None)),
+                "gap_bound": _number(getattr(r, "gap_bound", None)),
                 "time": _number(r.runtime_s),
                 "verified": False if _missing(r.verified) else bool(r.verified),
                 "params": p,
@@ -470,6 +452,7 @@ def page_data(frame: pd.DataFrame) -> dict[str, Any]:
             "optimum": _number(optimum.iloc[0]) if len(optimum) else None,
             "optimum_status": _optimum_status(mine),
             "proof": proof(mine),
+            "certificate": certificate(mine),
         }
     return {"runs": runs, "instances": instances}
 
@@ -494,7 +477,7 @@ def _runs_html() -> str:
         "<span id='runs-count'></span>"
         "<table class='sortable' id='runs-table'><thead><tr><th>kind</th><th>study</th><th>instance</th>"
         "<th>parameters</th><th>method</th><th>repeat</th><th>status</th><th>objective</th><th>gap</th>"
-        "<th>time s</th></tr></thead><tbody></tbody></table></section>"
+        "<th>certified gap [known, bound]</th><th>time s</th></tr></thead><tbody></tbody></table></section>"
     )
 
 

@@ -24,6 +24,10 @@ SCRIPT = r"""
     if (x === "inf" || x === "-inf") return x;
     return (100 * x).toFixed(2) + "%";
   }
+  function certified(r) {
+    if (r.gap_known === null && r.gap_bound === null) return "-";
+    return "[" + pct(r.gap_known) + ", " + pct(r.gap_bound) + "]";
+  }
   function paramsText(p) {
     return Object.keys(p).sort().map((k) => k + "=" + p[k]).join(", ");
   }
@@ -118,7 +122,7 @@ SCRIPT = r"""
       a.addEventListener("click", () => showInstance(r.instance, true));
       link.appendChild(a);
       tr.append(link, cell(paramsText(r.params)), cell(r.method), cell(String(r.repeat)), cell(r.status));
-      tr.append(cell(num(r.objective, 6)), cell(pct(r.gap)), cell(num(r.time, 3)));
+      tr.append(cell(num(r.objective, 6)), cell(pct(r.gap)), cell(certified(r)), cell(num(r.time, 3)));
       body.appendChild(tr);
     });
     const counts = {};
@@ -157,12 +161,14 @@ SCRIPT = r"""
     add("size", i.size);
     add("optimum", i.optimum === null ? "-" : num(i.optimum, 10) + " (" + i.optimum_status + ")");
     add("how it was proven", i.proof);
+    add("certificate", i.certificate);
     view.appendChild(facts);
     const table = document.createElement("table");
     table.className = "sortable";
     table.id = "instance-runs";
     const head = table.createTHead().insertRow();
-    ["method", "repeat", "status", "objective", "gap", "time s", "verified", "message"].forEach((h) => {
+    const headers = ["method", "repeat", "status", "objective", "gap", "certified gap", "time s", "verified"];
+    [...headers, "message"].forEach((h) => {
       const th = document.createElement("th");
       th.textContent = h;
       head.appendChild(th);
@@ -171,7 +177,8 @@ SCRIPT = r"""
     data.runs.filter((r) => r.instance === id).forEach((r) => {
       const tr = body.insertRow();
       tr.append(cell(r.method), cell(String(r.repeat)), cell(r.status), cell(num(r.objective, 10)));
-      tr.append(cell(pct(r.gap)), cell(num(r.time, 3)), cell(r.verified ? "yes" : "no"), cell(r.message, "message"));
+      tr.append(cell(pct(r.gap)), cell(certified(r)), cell(num(r.time, 3)), cell(r.verified ? "yes" : "no"));
+      tr.append(cell(r.message, "message"));
     });
     view.appendChild(table);
     makeSortable(table);

@@ -4,8 +4,11 @@ Each table of :mod:`odrp.bench.tables` (one study of one kind, per ``--by`` valu
 a Markdown heading with a GitHub-flavoured pipe table, or a LaTeX ``table`` float with a ``booktabs``
 ``tabular`` scaled to the line width (``\\usepackage{booktabs, graphicx}`` in the preamble), captioned
 with the group and labelled ``tab:<problem>-<study>[-<param values>]``. The cells are the strings the
-console and the page show (:func:`odrp.bench.tables.formatted`), so they agree. Both writers are
-small and hand-rolled: no pandas ``to_latex`` (which needs jinja2) nor ``tabulate``.
+console and the page show (:func:`odrp.bench.tables.formatted`), so they agree: per method the runs
+with a solution beside every gap, the gaps to the proven optimum, then, in columns of their own, the
+certified interval on bounded instances and the open instances' runs. After each table, the report
+adds its methods' pairs (:func:`odrp.bench.compare.pair_rows`, the page's head to head). Both writers
+are small and hand-rolled: no pandas ``to_latex`` (which needs jinja2) nor ``tabulate``.
 """
 
 from __future__ import annotations
@@ -100,5 +103,5 @@ def summary_files(
         sections.append((tables.group_title(key), latex_label(*key.values()), tables.HEADERS, tables.formatted(table)))
         if after is not None:
             sections.extend(after(key))
-    title = "Gap to the proven optimum, per study and method"
+    title = "Gap to the proven optimum, and certified gaps on bounded instances, per study and method"
     return {f"summary.{FORMATS[fmt]}": document(fmt, title, sections) for fmt in formats}

@@ -20,6 +20,12 @@ solution, an error, an objective the evaluator contradicts) counting as gap +inf
 a symlog axis; rho_m(0) is the share solved to optimality. Exact solvers whose every gap there is 0
 are named under the picture instead of drawn (their line is 1 everywhere and would hide others).
 
+**Certified gap ECDF** (only when the study has ``bounded`` instances: no proof, best known within
+the study's ``certify`` gap of the best bound, :mod:`odrp.bench.optimum`). Its own picture over those
+instances, never mixed with the proven ones: per method, the ECDF of ``gap_bound`` (solid; the true
+gap is at most this, so the true ECDF is at least this curve) and of ``gap_known`` (dotted, in the same
+colour; the true ECDF is at most this one).
+
 **Lines.** Each method has its own colour, marker and dash; methods whose curves coincide exactly are
 drawn once, with their names joined by `` = `` in the legend, so no line hides another.
 
@@ -72,15 +78,28 @@ def style(index: int) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Curve:
-    """One drawn line: the methods whose step functions coincide, and the function's steps."""
+    """One drawn line: the methods whose step functions coincide, and the function's steps.
+
+    ``suffix`` names the series after the methods (a certified ECDF draws two per method); ``style`` is
+    the index of :func:`style` to draw it with (None: its place among the curves) and ``dash`` a
+    matplotlib line style that replaces the style's own."""
 
     labels: tuple[str, ...]
     taus: tuple[float, ...]
     shares: tuple[float, ...]
+    suffix: str = ""
+    style: int | None = None
+    dash: str | None = None
 
     @property
     def name(self) -> str:
-        return " = ".join(self.labels)
+        return " = ".join(self.labels) + self.suffix
+
+
+def line_style(curve: Curve, index: int) -> dict[str, str]:
+    """The colour, marker and dash of ``curve``, the ``index``-th of its profile."""
+    line = style(index if curve.style is None else curve.style)
+    return {**line, "linestyle": curve.dash} if curve.dash is not None else line
 
 
 @dataclass(frozen=True)
@@ -170,6 +189,58 @@ def gap_ecdf(rows: pd.DataFrame, title: str) -> Profile | None:
     )
 
 
+CERTIFIED_SERIES = (
+    ("gap_bound", ": gap to the best bound (certified)", "-"),
+    ("gap_known", ": gap to the best known", ":"),
+)
+"""The two series of :func:`certified_ecdf`: column, legend suffix, dash."""
+
+
+def certified_ecdf(rows: pd.DataFrame, title: str) -> Profile | None:
+    """The ECDF of the certified gaps on the study's ``bounded`` instances (None without one): its own
+    picture, never mixed with the proven instances' ECDF.
+
+    The instances are the study's of tier ``bounded`` on which every method has a row, weighted as in
+    :func:`gap_ecdf`. Each method has two series in one colour: its ``gap_bound`` (solid: the true gap
+    is at most this, so the curve is a lower bound of the true ECDF) and its ``gap_known`` (dotted: an
+    upper bound of it); the true ECDF lies between them. A run without a solution counts as +inf.
+    """
+    labels = set(rows["label"])
+    tiers = rows.groupby("instance_id")["tier"].agg(lambda t: "bounded" if "bounded" in set(t) else "other")
+    bounded = {i for i, t in tiers.items() if t == "bounded"}
+    if not bounded:
+        return None
+    ran = rows.groupby("instance_id")["label"].agg(set)
+    common = sorted(i for i in bounded if ran[i] == labels)
+    if not common:
+        return None
+    total = rows["instance_id"].nunique()
+    note = f"{len(common)} of {total} instances: the bounded ones (no proof; best known within the study's certify gap"
+    note += " of the best bound)"
+    if len(common) < len(bounded):
+        note += f"; {len(bounded) - len(common)} where not every method ran left out"
+    mine = rows[rows["instance_id"].isin(common)]
+    order = method_order(mine)
+    curves: list[Curve] = []
+    for column, suffix, dash in CERTIFIED_SERIES:
+        values = mine.assign(value=mine[column].astype(float).fillna(math.inf).to_numpy())
+        for curve in _curves(values, order, start=0.0):
+            curves.append(Curve(curve.labels, curve.taus, curve.shares, suffix, order.index(curve.labels[0]), dash))
+    curves.sort(key=lambda c: (c.style, c.dash != "-"))
+    return Profile(
+        name="certified-gap-ecdf",
+        title=title,
+        xlabel="tau: certified gap (symlog)",
+        ylabel="share of instances with gap <= tau",
+        xscale="symlog",
+        curves=tuple(curves),
+        instances=len(common),
+        note=f"{note}; solid: gap to the best bound, the true gap is at most this; dotted: gap to the best known; "
+        "the true curve lies between them; a run without a solution never counts",
+        right=_right_edge(curves, minimum=1e-2, factor=1.1),
+    )
+
+
 def perfect_exact(rows: pd.DataFrame, column: str) -> list[str]:
     """The exact solvers whose every row has ``column == 0``: a line at 1 (or 0) that would hide others."""
     return [
@@ -226,7 +297,7 @@ def draw_profile(profile: Profile, target: Path, stem: str) -> Picture:
     for k, curve in enumerate(profile.curves):
         taus = [*curve.taus, profile.right]
         shares = [*curve.shares, curve.shares[-1]]
-        line = style(k)
+        line = line_style(curve, k)
         ax.step(taus, shares, where="post", label=curve.name, color=line["color"], linestyle=line["linestyle"])
         ax.plot(curve.taus, curve.shares, line["marker"], color=line["color"], markersize=5, fillstyle="none")
     if profile.xscale == "log2":
@@ -328,6 +399,7 @@ def study_pictures(rows: pd.DataFrame, target: Path, problem: str, study: str) -
         for p in (
             runtime_profile(rows, f"{title}: runtime performance profile"),
             gap_ecdf(rows, f"{title}: ECDF of the gap to the optimum"),
+            certified_ecdf(rows, f"{title}: ECDF of the certified gaps (bounded instances)"),
         )
         if p is not None
     ]

@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from odrp.bench import compare, dataset, page, paper_tables, pictures, tables, verify
+from odrp.bench.console import print_table
 from odrp.bench.tables import counts_line, method_label, optimum_counts
 
 
@@ -110,19 +111,14 @@ def print_report(result: Report, console: Any = None) -> None:
     import sys
 
     from rich.console import Console
-    from rich.table import Table
 
     console = console or Console(width=None if sys.stdout.isatty() else 150)
     if not result.tables:
         console.print("the dataset has no rows yet")
     for problem, table in result.tables.items():
         for key, group in tables.split(table.assign(problem=problem)):
-            view = Table(title=f"{tables.group_title(key)}: gap to the proven optimum, per method")
-            for header in tables.CONSOLE_HEADERS:
-                view.add_column(header, justify="left" if header in ("method", "statuses") else "right")
-            for row in tables.compact(group):
-                view.add_row(*row)
-            console.print(view)
+            title = f"{tables.group_title(key)}: gap to the proven optimum, per method"
+            print_table(console, title, *tables.console_view(group))
         console.print(counts_line(result.optimum_counts[problem]))
     if len(result.errors):
         console.print(f"[bold red]{len(result.errors)} error rows[/] (every message on the HTML page):")

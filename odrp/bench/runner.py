@@ -44,6 +44,7 @@ from typing import Any
 import odrp
 from odrp.bench import dataset, verify
 from odrp.bench.grid import Grid, InstanceTask, canonical_json, load_grid
+from odrp.bench.provenance import plugin_sources, toolkit_commit
 from odrp.bench.stream import outcome_channel, run_partition_streamed
 from odrp.bench.task import failed_outcome, run_partition
 from odrp.core.errors import InputError
@@ -183,12 +184,22 @@ def _bench_locked(
     )
     summary.skipped = len(grid.tasks) - len(todo)
     summary.warnings.extend(warnings + plan_warnings)
-    runs = [*previous.get("runs", []), {"started": _now(), "grid": str(grid_path), "grid_sha256": grid.sha256}]
+    sources = plugin_sources(grid.spec.plugins)
+    for plugin in sources:  # what ran, kept with the dataset (an export ships it)
+        dataset.write_atomic(out, plugin.record()["file"], lambda handle, data=plugin.source: handle.write(data))
+    run: dict[str, Any] = {"started": _now(), "grid": str(grid_path), "grid_sha256": grid.sha256}
+    commit = toolkit_commit()
+    if commit is not None:
+        run["toolkit_commit"] = commit
+    if sources:
+        run["plugins"] = {plugin.module: plugin.sha256 for plugin in sources}
+    runs = [*previous.get("runs", []), run]
     grid_record = {
         "file": str(grid_path),
         "sha256": grid.sha256,
         "text": grid.text,
         "spec": grid.spec.model_dump(mode="json"),
+        "plugins": [plugin.record() for plugin in sources],
     }
     dataset.write_manifest(out, grid=grid_record, runs=runs, status="running", files=record)
     table_schema = dataset.schema(dataset.param_types(t.params for t in grid.tasks))

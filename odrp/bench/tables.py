@@ -13,6 +13,9 @@ the ``param_*`` columns of ``--by``) and the method's columns below.
 - ``instances``: distinct instances the method ran on; ``runs``: its rows (instances x repeats);
 - ``optimal, feasible, no_solution, infeasible, time_limit, error``: its runs by ``status``. Every
   run is counted here, those without a solution included: the six counts add up to ``runs``;
+- ``with_solution``: runs with a solution (a verified objective), on any instance (``8/72``, of
+  ``runs``). Every gap statistic is over runs with a solution only, and every output shows this count
+  beside it: a method that rarely finds a solution can have a small mean gap over the few it finds;
 - ``with_gap``: runs that have a gap (a verified objective on an instance with a known optimum;
   shown as ``3/6``, of ``runs``). The gap statistics below cover these runs only;
 - ``at_optimum`` of ``comparable``: runs with gap 0 among the runs on instances with a known
@@ -24,6 +27,14 @@ the ``param_*`` columns of ``--by``) and the method's columns below.
   (:func:`bootstrap_interval`: :data:`BOOTSTRAP_RESAMPLES` resamples of the runs with a gap, drawn
   with replacement by ``numpy.random.default_rng(BOOTSTRAP_SEED)``, so the same dataset always gives
   the same interval);
+- ``bounded_runs``, ``bounded_with_solution``: runs on the instances of tier ``bounded`` (no proof,
+  best known and best bound within the study's ``certify`` gap: :mod:`odrp.bench.optimum`), and those
+  with a solution; ``certified_low, certified_high``: the mean ``gap_known`` and the mean ``gap_bound``
+  over the latter. Each run's true gap lies between its two, so their mean lies in
+  ``[certified_low, certified_high]``: the certified interval, never pooled with the proven gaps
+  above; ``certified_max``: the largest ``gap_bound`` there (no run's true gap is larger);
+- ``open_runs``, ``open_with_solution``: runs on the instances of tier ``open`` (nothing certified: no
+  gap at all), and those with a solution, counted so that they are never hidden;
 - ``runtime_mean``: mean ``runtime_s`` over all runs (seconds);
 - ``speedup``: geometric mean, over the runs that have a verified objective on instances where an
   exact solver proved optimality, of t_exact / t_run, where t_exact is the runtime of the fastest
@@ -56,6 +67,7 @@ COLUMNS = (
     "instances",
     "runs",
     *STATUSES,
+    "with_solution",
     "with_gap",
     "at_optimum",
     "comparable",
@@ -66,6 +78,13 @@ COLUMNS = (
     "gap_median",
     "gap_p95",
     "gap_max",
+    "bounded_runs",
+    "bounded_with_solution",
+    "certified_low",
+    "certified_high",
+    "certified_max",
+    "open_runs",
+    "open_with_solution",
     "runtime_mean",
     "speedup",
 )
@@ -93,7 +112,11 @@ def method_order(rows: pd.DataFrame) -> list[str]:
 def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The per-method table of one group's rows (see the module docstring for each column)."""
     rows = labelled(rows)
+    for column in ("optimum_status", "tier", "gap_known", "gap_bound"):  # a frame not read by dataset.read
+        if column not in rows.columns:
+            rows[column] = None
     reference = _exact_reference_times(rows)
+    classes = rows["instance_id"].map(instance_classes(rows))
     records = []
     for label in method_order(rows):
         runs = rows[rows["label"] == label]
@@ -102,12 +125,16 @@ def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
         at_optimum = int((comparable["gap"] == 0).sum())
         low, high = bootstrap_interval(gaps)
         statuses = runs["status"].value_counts()
+        bounded = runs[classes[runs.index] == "bounded"]
+        certified = bounded[bounded["gap_known"].notna() & bounded["gap_bound"].notna()]
+        open_runs = runs[classes[runs.index] == "open"]
         records.append(
             {
                 "method": label,
                 "instances": runs["instance_id"].nunique(),
                 "runs": len(runs),
                 **{status: int(statuses.get(status, 0)) for status in STATUSES},
+                "with_solution": int(with_solution(runs).sum()),
                 "with_gap": len(gaps),
                 "at_optimum": at_optimum,
                 "comparable": len(comparable),
@@ -118,11 +145,27 @@ def summary_table(rows: pd.DataFrame) -> pd.DataFrame:
                 "gap_median": quantile(gaps, 0.5),
                 "gap_p95": quantile(gaps, 0.95),
                 "gap_max": float(np.max(gaps)) if len(gaps) else math.nan,
+                "bounded_runs": len(bounded),
+                "bounded_with_solution": len(certified),
+                "certified_low": _mean(certified["gap_known"]),
+                "certified_high": _mean(certified["gap_bound"]),
+                "certified_max": float(certified["gap_bound"].astype(float).max()) if len(certified) else math.nan,
+                "open_runs": len(open_runs),
+                "open_with_solution": int(with_solution(open_runs).sum()),
                 "runtime_mean": float(runs["runtime_s"].mean()),
                 "speedup": _speedup(runs, reference),
             }
         )
     return pd.DataFrame.from_records(records, columns=list(COLUMNS))
+
+
+def with_solution(runs: pd.DataFrame) -> pd.Series:
+    """Which runs have a solution: a verified objective (the evaluator agrees with it)."""
+    return runs["verified"].fillna(False).astype(bool) & runs["objective"].notna()
+
+
+def _mean(values: pd.Series) -> float:
+    return float(np.mean(values.to_numpy(dtype=float))) if len(values) else math.nan
 
 
 def quantile(values: Any, q: float) -> float:
@@ -277,29 +320,42 @@ def _value(value: Any) -> str:
 # --------------------------------------------------------------------------------- instances
 
 
-def optimum_counts(rows: pd.DataFrame) -> dict[str, int]:
-    """How many instances have each optimum status (proven, disagree, infeasible, none)."""
-    per_instance = rows.groupby("instance_id")["optimum_status"].agg(_instance_status)
-    counts = {status: 0 for status in ("proven", "disagree", "infeasible", "none")}
-    counts.update(per_instance.value_counts().to_dict())
-    return {k: int(v) for k, v in counts.items()}
+CLASSES = ("proven", "proven_once", "bounded", "open", "disagree", "infeasible")
+"""What an instance is to the report: its tier (:data:`odrp.bench.optimum.TIERS`), or the exact side's
+``disagree`` or ``infeasible`` (which have no tier)."""
 
 
-def _instance_status(statuses: pd.Series) -> str:
-    """An instance's optimum status (its rows agree, except error rows of a dead task: 'none')."""
-    found = set(statuses)
-    for status in ("disagree", "proven", "infeasible"):
-        if status in found:
+def instance_classes(rows: pd.DataFrame) -> pd.Series:
+    """Each instance's class (:data:`CLASSES`), indexed by ``instance_id``."""
+    if rows.empty:
+        return pd.Series(dtype=object)
+    return rows.groupby("instance_id").apply(_instance_class, include_groups=False)
+
+
+def _instance_class(rows: pd.DataFrame) -> str:
+    statuses = set(rows["optimum_status"].dropna())
+    for status in ("disagree", "infeasible"):
+        if status in statuses:
             return status
-    return "none"
+    tiers = [t for t in rows["tier"].dropna() if t in CLASSES]
+    return tiers[0] if tiers else "open"
+
+
+def optimum_counts(rows: pd.DataFrame) -> dict[str, int]:
+    """How many instances are of each class (:data:`CLASSES`)."""
+    counts = {name: 0 for name in CLASSES}
+    counts.update(instance_classes(rows).value_counts().to_dict())
+    return {k: int(v) for k, v in counts.items()}
 
 
 def counts_line(counts: dict[str, int]) -> str:
     total = sum(counts.values())
+    proven = counts["proven"] + counts["proven_once"]
     return (
-        f"{total} instances: {counts['proven']} with a proven optimum, {counts['disagree']} where the exact "
-        f"solvers disagree, {counts['infeasible']} proven infeasible, {counts['none']} without a proof "
-        "(no gap there)"
+        f"{total} instances: {proven} with a proven optimum ({counts['proven']} by two solvers, "
+        f"{counts['proven_once']} by one), {counts['bounded']} bounded (certified gaps, best known within the "
+        f"study's certify gap of the best bound), {counts['open']} open (no gap there), {counts['disagree']} where "
+        f"the exact side disagrees, {counts['infeasible']} proven infeasible"
     )
 
 
@@ -314,6 +370,7 @@ HEADERS = (
     "infeasible",
     "time limit",
     "error",
+    "with solution",
     "with gap",
     "at optimum",
     "mean gap",
@@ -321,10 +378,16 @@ HEADERS = (
     "median gap",
     "p95 gap",
     "max gap",
+    "bounded: with solution",
+    "bounded: certified mean gap",
+    "bounded: max gap at most",
+    "open: with solution",
     "mean time s",
     "speed-up",
 )
-"""The headers of :func:`formatted`'s columns (console, page, Markdown and LaTeX)."""
+"""The headers of :func:`formatted`'s columns (the page, Markdown and LaTeX; the console's are
+:data:`CONSOLE_HEADERS`). The gaps to the proven optimum come first, then, never mixed with them, the
+certified interval ``[gap_known, gap_bound]`` on bounded instances, then the open instances' runs."""
 
 
 def percent(x: float) -> str:
@@ -333,31 +396,58 @@ def percent(x: float) -> str:
     return "inf" if math.isinf(x) else f"{100 * x:.2f}%"
 
 
+def interval(low: float, high: float) -> str:
+    """``[1.00%, 2.50%]``, or ``-`` without values."""
+    return "-" if math.isnan(low) else f"[{percent(low)}, {percent(high)}]"
+
+
 CONSOLE_HEADERS = (
     "method",
     "runs",
     "statuses",
+    "with\nsolution",
     "with gap",
     "at optimum",
-    "mean gap [95% CI]",
-    "median gap",
+    "mean gap\n[95% CI]",
+    "median\ngap",
     "p95 gap",
     "max gap",
-    "mean time s",
+    "bounded:\nwith solution",
+    "bounded:\ncertified\nmean gap",
+    "bounded:\nmax gap\nat most",
+    "open: with\nsolution",
+    "mean\ntime s",
     "speed-up",
 )
-"""The console's narrower columns (:func:`compact`): the status counts in one cell, zeros left out."""
+"""The console's columns (:func:`compact`): the status counts in one cell, zeros left out; the headers
+broken into lines (:func:`odrp.bench.console.print_table` splits the table where the terminal is narrow)."""
 
 
 def compact(table: pd.DataFrame) -> list[list[str]]:
     """The rows of :func:`formatted` for a terminal: statuses as ``3 feasible, 1 error``, the interval
     beside the mean (:data:`CONSOLE_HEADERS`)."""
     out = []
+    first = HEADERS.index("with solution")
+    mean = HEADERS.index("mean gap")
     for r, cells in zip(table.itertuples(index=False), formatted(table), strict=True):
         statuses = ", ".join(f"{getattr(r, s)} {s.replace('_', ' ')}" for s in STATUSES if getattr(r, s))
-        mean = cells[10] if cells[11] == "-" else f"{cells[10]} {cells[11]}"
-        out.append([cells[0], cells[1], statuses, cells[8], cells[9], mean, *cells[12:]])
+        gap = cells[mean] if cells[mean + 1] == "-" else f"{cells[mean]} {cells[mean + 1]}"
+        out.append([cells[0], cells[1], statuses, *cells[first:mean], gap, *cells[mean + 2 :]])
     return out
+
+
+def console_view(table: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """:data:`CONSOLE_HEADERS` and :func:`compact`'s rows, without the bounded columns where no method ran
+    on a bounded instance, and without the open column where none ran on an open one (a terminal is
+    narrow; the page and the exports keep every column)."""
+    headers, rows = list(CONSOLE_HEADERS), compact(table)
+    drop = set()
+    if not table["bounded_runs"].any():
+        drop |= {k for k, h in enumerate(headers) if h.startswith("bounded:")}
+    if not table["open_runs"].any():
+        drop |= {k for k, h in enumerate(headers) if h.startswith("open:")}
+    keep = [k for k in range(len(headers)) if k not in drop]
+    return [headers[k] for k in keep], [[row[k] for k in keep] for row in rows]
 
 
 def formatted(table: pd.DataFrame) -> list[list[str]]:
@@ -365,19 +455,23 @@ def formatted(table: pd.DataFrame) -> list[list[str]]:
     out = []
     for r in table.itertuples(index=False):
         share = "" if math.isnan(r.at_optimum_share) else f" ({percent(r.at_optimum_share)})"
-        interval = "-" if math.isnan(r.gap_ci_low) else f"[{percent(r.gap_ci_low)}, {percent(r.gap_ci_high)}]"
         out.append(
             [
                 r.method,
                 str(r.runs),
                 *(str(getattr(r, status)) for status in STATUSES),
+                f"{r.with_solution}/{r.runs}",
                 f"{r.with_gap}/{r.runs}",
                 f"{r.at_optimum}/{r.comparable}{share}",
                 percent(r.gap_mean),
-                interval,
+                interval(r.gap_ci_low, r.gap_ci_high),
                 percent(r.gap_median),
                 percent(r.gap_p95),
                 percent(r.gap_max),
+                f"{r.bounded_with_solution}/{r.bounded_runs}",
+                interval(r.certified_low, r.certified_high),
+                percent(r.certified_max),
+                f"{r.open_with_solution}/{r.open_runs}",
                 f"{r.runtime_mean:.3g}",
                 "-" if math.isnan(r.speedup) else f"{r.speedup:.3g}x",
             ]

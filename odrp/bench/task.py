@@ -8,7 +8,8 @@ Runs inside the Spark workers (and anywhere else: it needs no Spark). For an
    ``kind.load`` (validation); the instance's size is ``kind.size(instance)``;
 3. runs every planned run through :func:`odrp.run.run_method` (so the evaluator re-scores every
    solution): each exact solver, then each heuristic and repeat, with ``seed = repeat``;
-4. finds the optimum among the exact rows and gives every row its gap (:mod:`odrp.bench.optimum`).
+4. finds the optimum among the exact rows, the instance's best known solution, best bound and tier,
+   and gives every row its gaps (:func:`odrp.bench.optimum.certify_rows`).
 
 **Warm starts** (``warm_start: best_heuristic`` in the study): the heuristics run first, then each
 exact solver gets the best verified heuristic solution of the instance (:func:`best_start`) as its
@@ -41,13 +42,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import odrp
-from odrp.bench.grid import InstanceTask, Run, instance_sha256
-from odrp.bench.optimum import best_proven, gap_to_optimum
+from odrp.bench.grid import ExternalSolution, InstanceTask, Run, instance_sha256
+from odrp.bench.optimum import certify_rows
 from odrp.core.errors import MAX_LINE, InputError
 from odrp.core.kind import require
 from odrp.core.limits import HEADROOM, data_size
 from odrp.core.memory import DEFAULT_SHARE, GB, machine_memory
+from odrp.core.result import Result
 from odrp.io import parse_json
+from odrp.models import judged, model_solution
 from odrp.registry import KINDS, load_plugins
 from odrp.run import judge, run_within_limits
 
@@ -97,6 +100,7 @@ def _freeze_imports() -> None:
     would otherwise import them again for each run.
     """
     import highspy  # noqa: F401
+    import pyscipopt  # noqa: F401
     from ortools.sat.python import cp_model  # noqa: F401
     from pyomo.contrib.solver.solvers.highs import Highs  # noqa: F401
 
@@ -108,7 +112,7 @@ def failed_outcome(task: InstanceTask, message: str) -> dict[str, Any]:
     """The outcome of an instance whose Spark task died: an error row for every planned run."""
     base = _instance_columns(task)
     now = time.perf_counter(), _cpu_seconds()
-    outcome = _outcome(task, [_error_row(base, task, run, message, 0.0) for run in task.runs], now)
+    outcome = _outcome(task, _certified(task, [_error_row(base, task, run, message, 0.0) for run in task.runs]), now)
     return {**outcome, "worker": None}  # built on the driver: no worker ran it
 
 
@@ -121,7 +125,7 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
         load_plugins(task.plugins, "<grid>")
     except Exception as error:  # e.g. a plugin that is not installed on this worker
         rows = [_error_row(base, task, run, f"plugins: {error}", 0.0) for run in task.runs]
-        return _outcome(task, rows, start)
+        return _outcome(task, _certified(task, rows), start)
     try:
         data = task.data if task.data is not None else _generate(task)
         source = task.file or f"<{task.instance_id}>"
@@ -135,21 +139,17 @@ def run_instance(task: InstanceTask) -> dict[str, Any]:
     except Exception as error:  # a generator or a schema can fail in any way: record it
         message = f"instance: {_describe(error)}"
         rows = [_error_row(base, task, run, message, 0.0) for run in task.runs]
-        return _outcome(task, rows, start)
+        return _outcome(task, _certified(task, rows), start)
     rows = _run_all(kind, instance, task, base)
     sense = getattr(instance, "sense", kind.sense)  # the GAP's sense is the instance's
-    optimum = best_proven(rows, sense, task.mip_gap)
-    for row in rows:
-        row["optimum"] = optimum.value
-        row["optimum_status"] = optimum.status
-        row["gap"] = gap_to_optimum(row["objective"] if row["verified"] else None, optimum.value, sense)
-        notes = [row["message"]] if row["message"] else []
-        if optimum.note:
-            notes.append(optimum.note)
-        if row["gap"] is not None and row["gap"] < 0:
-            notes.append("objective better than the proven optimum: the exact side is wrong here")
-        row["message"] = "; ".join(notes)
+    certify_rows(rows, sense, task.mip_gap, task.certify)
     return {**_outcome(task, rows, start), "instance": data}
+
+
+def _certified(task: InstanceTask, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of an instance that could not be built or run, with the derived columns (no optimum, ``open``)."""
+    certify_rows(rows, KINDS[task.problem].sense, task.mip_gap, task.certify)
+    return rows
 
 
 def _generate(task: InstanceTask) -> dict[str, Any]:
@@ -248,6 +248,7 @@ def _run(
                 mip_gap=task.mip_gap,
                 options=options,
                 warm_start=start.solution if start is not None else None,
+                threads=task.threads,
                 **limits,
             )
             options = task.options.get("exact", {})
@@ -306,7 +307,10 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     and ``runtime_s``, when it has them). A feasible solution gets the evaluator's objective (and is
     verified only if a claimed objective agrees with it); an infeasible one ``status: no_solution``
     with the evaluator's violations; an instance without a file ``no_solution`` too; a file that is
-    not JSON, not a solution of the kind, or that the evaluator cannot read, an error row naming it.
+    not JSON, not a solution of the kind, or that the evaluator cannot read, an error row naming it. A
+    solver's solution of a written model (a source with ``map``) is read back through its map
+    (:func:`odrp.models.model_solution`) and judged the same way, verified when the evaluator finds it
+    feasible; a malformed one (a missing or unknown variable, a fractional binary) is an error row.
     """
     entry = next((e for e in task.external if e.method == run.method), None)
     if entry is None:
@@ -317,27 +321,10 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     try:
         if entry.text is None:
             raise InputError(entry.file, "", entry.error)
-        data = parse_json(entry.text, entry.file)
-        require(isinstance(data, dict), entry.file, "", "a JSON object: a solution, or a Result with a solution")
-        claimed, runtime = None, None
-        if "solution" in data and "status" in data:  # a Result JSON
-            claimed = data.get("objective") if isinstance(data.get("objective"), int | float) else None
-            runtime = data.get("runtime_s") if isinstance(data.get("runtime_s"), int | float) else None
-            data = data["solution"]
-            require(isinstance(data, dict), entry.file, "solution", "a solution (a JSON object)")
-        result = judge(
-            kind,
-            instance,
-            method=run.method,
-            solver=None,
-            status="feasible",
-            solution=data,
-            own_objective=claimed,
-            bound=None,
-            runtime_s=runtime,  # type: ignore[arg-type]
-            stats={"file": entry.file},
-            scores_itself=claimed is not None,
-        )
+        if entry.map_file is not None:
+            result = _model_solution(kind, instance, entry, run, base)
+        else:
+            result = _solution_file(kind, instance, entry, run)
     except Exception as error:  # malformed: one error row naming the file, never the end of the grid
         text = str(error) if isinstance(error, InputError) else f"{entry.file}: {_describe(error)}"
         return {**_error_row(base, task, run, " ".join(text.split())[:MAX_LINE], 0.0), "runtime_s": None}
@@ -345,6 +332,43 @@ def _external_row(kind: Any, instance: Any, task: InstanceTask, run: Run, base: 
     metrics = dict(out["metrics"])
     stats = metrics.pop("method_stats", {})
     return _row(base, run, out, {}, out["message"], metrics, stats, {})
+
+
+def _solution_file(kind: Any, instance: Any, entry: ExternalSolution, run: Run) -> Result:
+    """The Result of a solution JSON (or of a Result JSON's solution, with its objective and runtime)."""
+    data = parse_json(str(entry.text), entry.file)
+    require(isinstance(data, dict), entry.file, "", "a JSON object: a solution, or a Result with a solution")
+    claimed, runtime = None, None
+    if "solution" in data and "status" in data:  # a Result JSON
+        claimed = data.get("objective") if isinstance(data.get("objective"), int | float) else None
+        runtime = data.get("runtime_s") if isinstance(data.get("runtime_s"), int | float) else None
+        data = data["solution"]
+        require(isinstance(data, dict), entry.file, "solution", "a solution (a JSON object)")
+    return judge(
+        kind,
+        instance,
+        method=run.method,
+        solver=None,
+        status="feasible",
+        solution=data,
+        own_objective=claimed,
+        bound=None,
+        runtime_s=runtime,  # type: ignore[arg-type]
+        stats={"file": entry.file},
+        scores_itself=claimed is not None,
+    )
+
+
+def _model_solution(kind: Any, instance: Any, entry: ExternalSolution, run: Run, base: dict[str, Any]) -> Result:
+    """The Result of a solver's solution of a model ``odrp model`` wrote, read back through its map."""
+    if entry.map_text is None:
+        raise InputError(str(entry.map_file), "", entry.map_error)
+    record = parse_json(entry.map_text, str(entry.map_file))
+    solution, values = model_solution(
+        kind, instance, base["instance_sha256"], str(entry.text), entry.file, record, str(entry.map_file), entry.file
+    )
+    files = {"file": entry.file, "map": str(entry.map_file)}
+    return judged(kind, instance, solution, values, method=run.method, record=record, files=files)
 
 
 def _error_row(base: dict[str, Any], task: InstanceTask, run: Run, message: str, runtime_s: float) -> dict[str, Any]:

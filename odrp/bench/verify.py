@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from odrp.bench import dataset
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, read_bytes
 
 #: At most this many findings in the message of :class:`DamagedDataset` (verify lists every one).
 SHOWN = 20
@@ -252,7 +252,7 @@ def read_sums(out: str | Path) -> tuple[dict[str, str], list[Finding]]:
     """The paths and SHA-256 of ``SHA256SUMS`` (text or binary mode lines), and its malformed lines."""
     listed: dict[str, str] = {}
     bad: list[Finding] = []
-    text = (Path(out) / SUMS).read_text(errors="replace")
+    text = read_bytes(Path(out) / SUMS, "checksum file").decode("utf-8", errors="replace")
     for number, line in enumerate(text.splitlines(), 1):
         digest, _, name = line.partition(" ")
         name = name[1:] if name[:1] in (" ", "*") else ""

@@ -19,6 +19,7 @@ and ``odrp.kinds.replication.exact.paper.set_start`` are the reference implement
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,3 +77,42 @@ def warm_start_stats(objective: float, run: SolverRun) -> dict[str, Any]:
         "solver_objective": report.get("objective"),
         "solver_log": report.get("log", []),
     }
+
+
+def best_outcome(outcomes: list[ExactOutcome], sense: str, mip_gap: float) -> ExactOutcome:
+    """Several exact methods' answers on one instance as one: the best incumbent with the best bound.
+
+    Every method's bound is a bound of the problem, so the tightest of them holds (the smallest for a
+    maximisation, the largest for a minimisation); the answer is ``optimal`` when one method proved it or
+    when the best incumbent meets the best bound within ``mip_gap``. The stats are the incumbent's
+    method's, with ``combined`` recording each method's status, objective and bound.
+    """
+    from odrp.core.result import agrees, relative_gap
+
+    if not outcomes:
+        raise ValueError("no outcome to combine")
+    better = (lambda a, b: a > b) if sense == "max" else (lambda a, b: a < b)
+    with_solution = [o for o in outcomes if o.solution is not None and o.run.objective is not None]
+    best = outcomes[0]
+    for outcome in with_solution:
+        if best.solution is None or best.run.objective is None or better(outcome.run.objective, best.run.objective):
+            best = outcome
+    objective = best.run.objective
+    bounds = [o.run.bound for o in outcomes if o.run.bound is not None and o.run.status != "infeasible"]
+    if objective is not None:  # a bound beaten by a verified incumbent is wrong (dropped); one that agrees
+        # with it is the incumbent's value, rounded (clamped)
+        consistent = [b for b in bounds if agrees(b, objective) or better(b, objective)]
+        bounds = [objective if agrees(b, objective) else b for b in consistent]
+    bound = (min(bounds) if sense == "max" else max(bounds)) if bounds else None
+    gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
+    proven = any(o.run.status == "optimal" for o in outcomes) or (gap is not None and gap <= mip_gap)
+    status = "optimal" if proven and objective is not None else best.run.status
+    if status != "optimal" and any(o.run.status == "infeasible" for o in outcomes) and objective is None:
+        status = "infeasible"
+    run = dataclasses.replace(best.run, status=status, bound=bound, gap=gap)
+    stats = dict(best.stats)
+    stats["combined"] = [
+        {"status": o.run.status, "objective": o.run.objective, "bound": o.run.bound, "method": o.stats.get("method")}
+        for o in outcomes
+    ]
+    return ExactOutcome(run, best.solution, stats)

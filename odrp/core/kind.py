@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, did_you_mean
 from odrp.core.result import Sense
 from odrp.core.taskview import TaskViewAdapter
+
+if TYPE_CHECKING:
+    from odrp.core.modelfile import Writable
 
 Spec = TypeVar("Spec", bound=BaseModel)
 
@@ -36,7 +41,15 @@ class ProblemKind:
       never worse than any of them;
     - ``race``: formulations raced beside ``auto`` when an exact run may use two cores or more
       (:func:`odrp.run.run_method`, :mod:`odrp.core.race`): the run answers with the best incumbent and
-      the best bound of the racers, and stops as soon as one of them proves the optimum.
+      the best bound of the racers, and stops as soon as one of them proves the optimum;
+    - ``model_markdown``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
+      from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
+      ``solution_format``: its solution JSON in one line; an export's datasheet gives both.
+    - ``models(instance, formulation, settings, params)``: the one MILP that ``formulation`` solves on
+      the instance, to be written as a file (:class:`odrp.core.modelfile.Writable`: a builder and a
+      decoder from variable values to the kind's solution JSON), or :class:`odrp.core.modelfile.NoModel`
+      when the formulation is a search; ``settings`` as for ``exact``, ``params`` what the model needs
+      besides (the throughput kind's rate ``rho``). None: the kind writes no model.
     """
 
     name: str
@@ -57,6 +70,14 @@ class ProblemKind:
     settings: type | None = None
     starts: tuple[str, ...] = ()
     race: tuple[str, ...] = ()
+    model_markdown: str = ""
+    solution_format: str = ""
+    models: Callable[..., Writable] | None = None
+
+
+def model_text(package_file: str, kind: str) -> str:
+    """The model of ``kind`` in Markdown: ``models/<kind>.md`` beside ``package_file`` (a kind's ``kind.py``)."""
+    return (Path(package_file).parent / "models" / f"{kind}.md").read_text()
 
 
 @dataclass
@@ -163,14 +184,41 @@ def validate(spec: type[Spec], data: Any, source: str) -> Spec:
     try:
         return spec.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
+        errors = error.errors()
+        # a misspelt field is both unknown and missing: name the unknown one, with the field it resembles
+        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         message = first["msg"]
         if first["type"] == "value_error":  # a validator's own message says what it got
             message = str(first.get("ctx", {}).get("error", message))
-        elif first["type"] not in ("missing", "extra_forbidden"):
+        elif first["type"] == "extra_forbidden":
+            loc = tuple(first["loc"])
+            message += did_you_mean(str(loc[-1]), _field_names(spec, loc[:-1]))
+        elif first["type"] != "missing":
             given = repr(first.get("input"))
             message += f" (got {given if len(given) <= 60 else given[:59] + '…'})"
         raise InputError(source, field_path(tuple(first["loc"])), message) from None
+
+
+def _field_names(spec: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The field names of the schema reached by ``loc`` (list indexes and dict keys pass through)."""
+    model: type[BaseModel] | None = spec
+    for part in loc:
+        if model is None:
+            return []
+        if isinstance(part, str) and part in model.model_fields:
+            model = _model_in(model.model_fields[part].annotation)
+    return [] if model is None else [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (``list[Operator]``, ``dict[str, Node] | None``), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
 
 
 def require(condition: bool, source: str, field_name: str, expected: str) -> None:

@@ -21,6 +21,10 @@ from typing import Any
 class HeuristicOutcome:
     """A heuristic's answer: its solution JSON (None if it found none) and its own objective.
 
+    ``objective`` None means "the evaluator scores it": the Result's objective is the evaluator's, and
+    ``verified`` means the evaluator found the solution feasible. A heuristic that computes an objective
+    should report it, so that the evaluator checks it (a disagreement leaves the row unverified).
+
     ``bound`` is for methods that also prove a bound on the optimum (a relaxation, or an exhaustive
     enumeration that ran to completion): a lower bound for a minimisation, an upper bound for a
     maximisation; an infinite bound (+inf for min, -inf for max) proves the instance infeasible.
@@ -40,8 +44,9 @@ class Heuristic:
     ``scores_itself`` is False only for schedulers that optimise nothing (Storm's round-robin
     EvenScheduler, R-Storm's greedy): they report no objective of their own, so there is nothing
     for the evaluator to contradict, and their Result carries the evaluator's score with
-    ``verified`` meaning "the evaluator found the placement feasible". Every heuristic that
-    computes a score must report it and is verified against the evaluator's.
+    ``verified`` meaning "the evaluator found the placement feasible". An outcome whose
+    ``objective`` is None is treated the same way, whatever ``scores_itself`` says. Every heuristic
+    that computes a score should report it and is verified against the evaluator's.
 
     ``settings`` is the frozen dataclass of the heuristic's tunables (None: it has none); the
     caller builds it from ``--param`` or a grid's ``options:`` and passes it as ``settings=``.

@@ -22,7 +22,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
-from odrp.core.errors import InputError
+from odrp.core.errors import InputError, did_you_mean
 
 S = TypeVar("S")
 
@@ -47,7 +47,8 @@ def from_options(
     for name, raw in options.items():
         head, dot, rest = name.partition(".")
         if head not in fields:
-            raise InputError(source, _field(where, name), f"an option of this method ({', '.join(names(cls))})")
+            expected = f"an option of this method ({', '.join(names(cls))})" + did_you_mean(head, fields)
+            raise InputError(source, _field(where, name), expected)
         if _is_settings(hints[head]):
             if dot:
                 groups.setdefault(head, {})[rest] = raw

@@ -43,9 +43,22 @@ def _cbc():
     return pyo.SolverFactory("cbc", executable=cbc_executable())
 
 
-def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, warm_start: bool) -> SolverRun:
+def solve(
+    model: pyo.ConcreteModel,
+    time_limit: float | None,
+    mip_gap: float,
+    warm_start: bool,
+    threads: int | None = None,
+    feasibility_tolerance: float | None = None,
+) -> SolverRun:
+    """``threads``: CBC's ``threads`` (None: CBC's default, one); ``feasibility_tolerance``: its
+    ``primalTolerance`` and ``integerTolerance`` (None: CBC's defaults)."""
     cbc = _cbc()
     options: dict[str, float | str] = {"ratio": mip_gap}
+    if threads is not None:
+        options["threads"] = int(threads)
+    if feasibility_tolerance is not None:
+        options["primalTolerance"] = options["integerTolerance"] = float(feasibility_tolerance)
     if time_limit is not None:  # wall-clock seconds, as for HiGHS and CP-SAT (CBC's default is CPU time)
         options["timeMode"] = "elapsed"
         options["sec"] = max(1.0, float(time_limit))
@@ -110,6 +123,7 @@ def solve(model: pyo.ConcreteModel, time_limit: float | None, mip_gap: float, wa
         runtime,
         error=f"CBC ended with {tc}",
         warm_start=_cbc_start_report(log) if warm_start else None,
+        threads=threads,
     )
 
 

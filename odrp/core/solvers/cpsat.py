@@ -1,8 +1,9 @@
 """OR-Tools CP-SAT: Pyomo models translated row by row, and CP-SAT models directly.
 
-A Pyomo model is accepted when it has integer variables with finite bounds and integer coefficients
-only: each row and the objective are multiplied by the least common denominator of their coefficients
-(every value read as a fraction with denominator <= 10**6, e.g. 0.1 as 1/10; :func:`integer_scale`).
+A Pyomo model is read by :func:`odrp.core.solvers.linear.linear_model` (as for SCIP), and accepted when it
+has integer variables with finite bounds and integer coefficients only: each row and the objective are
+multiplied by the least common denominator of their coefficients (every value read as a fraction with
+denominator <= 10**6, e.g. 0.1 as 1/10; :func:`integer_scale`).
 A model with a continuous variable, a nonlinear row or a coefficient that is no such fraction is not
 solved: the run ends with status ``error`` and a message saying why. A MIP start becomes CP-SAT hints.
 """
@@ -23,6 +24,7 @@ import pyomo.environ as pyo
 from odrp.core import progress
 from odrp.core.progress import ModelWatch
 from odrp.core.result import Status, relative_gap
+from odrp.core.solvers.linear import NotLinear, linear_model
 from odrp.core.solvers.run import SolverRun, log_enabled, model_sense
 
 
@@ -58,58 +60,46 @@ def _scaled(coefs: list[float], scale: int) -> list[int]:
 
 
 def _cpsat_model(model: pyo.ConcreteModel):
-    """Translate ``model`` into CP-SAT: (CpModel, {pyomo var: cp var}, objective scale, objective constant)."""
+    """Translate ``model`` into CP-SAT: (CpModel, [(pyomo var, cp var)], objective scale, objective constant)."""
     from ortools.sat.python import cp_model
-    from pyomo.repn import generate_standard_repn
 
+    try:
+        lin = linear_model(model)
+    except NotLinear as error:
+        raise NotIntegral(str(error)) from None
     cp = cp_model.CpModel()
-    cpvar: dict[int, tuple[object, object]] = {}
-
-    def variable(var):
-        if id(var) not in cpvar:
-            lb, ub = var.bounds
-            if not (var.is_integer() or var.is_binary()) or lb is None or ub is None:
-                raise NotIntegral(f"variable {var.name} is not an integer variable with finite bounds")
-            cpvar[id(var)] = (var, cp.new_int_var(math.ceil(lb - 1e-9), math.floor(ub + 1e-9), var.name))
-        return cpvar[id(var)][1]
-
-    def linear(expr, what: str):
-        repn = generate_standard_repn(expr, compute_values=True, quadratic=False)
-        if not repn.is_linear():
-            raise NotIntegral(f"{what} is not linear")
-        return list(repn.linear_vars), [float(c) for c in repn.linear_coefs], float(repn.constant or 0.0)
-
-    for con in model.component_data_objects(pyo.Constraint, active=True):
-        xs, coefs, constant = linear(con.body, f"constraint {con.name}")
-        lo = None if con.lower is None else pyo.value(con.lower) - constant
-        up = None if con.upper is None else pyo.value(con.upper) - constant
+    cpvars = []
+    for j, var in enumerate(lin.variables):
+        lb, ub = lin.bounds(j)
+        if not lin.is_integer(j) or not (math.isfinite(lb) and math.isfinite(ub)):
+            raise NotIntegral(f"variable {var.name} is not an integer variable with finite bounds")
+        cpvars.append(cp.new_int_var(math.ceil(lb - 1e-9), math.floor(ub + 1e-9), var.name))
+    for row in lin.rows:
         try:
-            scale = integer_scale([*coefs, *(b for b in (lo, up) if b is not None)])
+            scale = integer_scale([*row.coefficients, *(b for b in (row.lower, row.upper) if b is not None)])
         except NotIntegral as error:
-            raise NotIntegral(f"constraint {con.name}: {error}") from None
-        terms = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
-        low = -cp_model.INT_MAX if lo is None else round(lo * scale)
-        high = cp_model.INT_MAX if up is None else round(up * scale)
-        if isinstance(terms, int):  # no variable left: a constant row
+            raise NotIntegral(f"constraint {row.name}: {error}") from None
+        terms = [(c, cpvars[j]) for c, j in zip(_scaled(row.coefficients, scale), row.columns, strict=True) if c]
+        low = -cp_model.INT_MAX if row.lower is None else round(row.lower * scale)
+        high = cp_model.INT_MAX if row.upper is None else round(row.upper * scale)
+        if not terms:  # every coefficient zero: a constant row
             if not low <= 0 <= high:
                 cp.add_bool_or([])  # infeasible
             continue
-        cp.add_linear_constraint(terms, low, high)
-    objective = next(model.component_data_objects(pyo.Objective, active=True))
-    xs, coefs, constant = linear(objective.expr, "the objective")
+        cp.add_linear_constraint(sum(c * x for c, x in terms), low, high)
+    if lin.violated:
+        cp.add_bool_or([])  # a row without variables that its constant violates: infeasible
     try:
-        scale = integer_scale(coefs)
+        scale = integer_scale(lin.objective_coefficients)
     except NotIntegral as error:
         raise NotIntegral(f"objective: {error}") from None
-    expr = sum(c * variable(x) for c, x in zip(_scaled(coefs, scale), xs, strict=True) if c)
-    if objective.sense == pyo.maximize:
+    scaled = _scaled(lin.objective_coefficients, scale)
+    expr = sum(c * cpvars[j] for c, j in zip(scaled, lin.objective_columns, strict=True) if c)
+    if lin.sense == "max":
         cp.maximize(expr)
     else:
         cp.minimize(expr)
-    for var in model.component_data_objects(pyo.Var, active=True):
-        if not var.fixed:
-            variable(var)
-    return cp, list(cpvar.values()), scale, constant
+    return cp, list(zip(lin.variables, cpvars, strict=True)), scale, lin.objective_constant
 
 
 def solve(
@@ -118,7 +108,9 @@ def solve(
     mip_gap: float,
     warm_start: bool = False,
     watch: ModelWatch | None = None,
+    threads: int | None = None,
 ) -> SolverRun:
+    """``threads``: CP-SAT's ``num_workers`` (None: CP-SAT's own choice, one worker per core)."""
     began = time.perf_counter()
     try:
         cp, variables, scale, constant = _cpsat_model(model)
@@ -141,7 +133,8 @@ def solve(
             progress.solver_incumbent(watch)
             progress.solver_bound(watch, found.BestObjectiveBound() / scale + constant)
 
-    run, solver = run_cpsat(cp, model_sense(model), left, mip_gap, workers=0, on_solution=on_solution)
+    workers = 0 if threads is None else int(threads)  # 0: CP-SAT's own worker count
+    run, solver = run_cpsat(cp, model_sense(model), left, mip_gap, workers=workers, on_solution=on_solution)
     if run.has_solution:
         for var, cpv in variables:
             var.set_value(solver.value(cpv), skip_validation=True)
@@ -154,6 +147,7 @@ def solve(
         gap=relative_gap(objective, bound, model_sense(model)),  # type: ignore[arg-type]
         runtime_s=time.perf_counter() - began,
         warm_start={"accepted": None, "objective": None, "log": [f"{hinted} hints"]} if warm_start else None,
+        threads=threads,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import re
 import sys
 import time
@@ -32,6 +33,25 @@ def version() -> str:
 
     h = highspy.Highs()
     return f"highs {h.versionMajor()}.{h.versionMinor()}.{h.versionPatch()}"
+
+
+def use_threads(threads: int | None) -> None:
+    """Make HiGHS's scheduler ready for a run with ``threads`` threads (None: leave it as it is)."""
+    if threads is not None:
+        import highspy
+
+        highspy.Highs.resetGlobalScheduler(True)
+
+
+def _reset_after_fork() -> None:
+    """In a forked child: drop the scheduler whose worker threads stayed in the parent (HiGHS would wait for
+    them forever), if HiGHS is loaded at all."""
+    highspy = sys.modules.get("highspy")
+    if highspy is not None:
+        highspy.Highs.resetGlobalScheduler(True)
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def integer_start(model: pyo.ConcreteModel) -> dict[int, float]:
@@ -118,17 +138,20 @@ def solve(
     warm_start: bool,
     highs_options: dict[str, Any] | None = None,
     watch: ModelWatch | None = None,
+    threads: int | None = None,
 ) -> SolverRun:
     from pyomo.contrib.solver.common.results import SolutionStatus
     from pyomo.contrib.solver.common.results import TerminationCondition as TC
 
     highs = _highs_interface(warm_start, watch)
+    use_threads(threads)
     start = time.perf_counter()
     results = highs.solve(
         model,
         tee=[sys.stderr] if log_enabled() else False,
         time_limit=time_limit,
         rel_gap=mip_gap,
+        threads=threads,
         load_solutions=False,
         raise_exception_on_nonoptimal_result=False,
         solver_options=dict(highs_options or {}),
@@ -162,6 +185,7 @@ def solve(
         runtime,
         error=f"HiGHS ended with {tc.name}",
         warm_start=_highs_start_report(results.solver_log or "") if warm_start else None,
+        threads=threads,
     )
 
 
@@ -173,12 +197,14 @@ def run_highspy(
     mip: bool = True,
     max_solutions: int | None = None,
     watch: ModelWatch | None = None,
+    threads: int | None = None,
 ) -> SolverRun:
     """Run a ``highspy.Highs`` that holds a model; status, incumbent, bound and gap as a :class:`SolverRun`.
 
     For a model that is infeasible HiGHS proves it (status ``infeasible``); the column values of an
-    incumbent are ``highs.getSolution().col_value``. Inside a watched run, ``watch.decode(values)``
-    gets the column values of each improving solution (:mod:`odrp.core.progress`).
+    incumbent are ``highs.getSolution().col_value``. ``threads``: HiGHS's ``threads`` (None: as set).
+    Inside a watched run, ``watch.decode(values)`` gets the column values of each improving solution
+    (:mod:`odrp.core.progress`).
     """
     import highspy
 
@@ -186,6 +212,9 @@ def run_highspy(
         _subscribe(highs, watch, None)
 
     highs.setOptionValue("output_flag", log_enabled())
+    if threads is not None:
+        use_threads(threads)
+        highs.setOptionValue("threads", int(threads))
     highs.setOptionValue("mip_rel_gap", float(mip_gap))
     if time_limit is not None:
         highs.setOptionValue("time_limit", max(0.0, float(time_limit)))
@@ -214,4 +243,4 @@ def run_highspy(
     else:
         status = "error"
     error = f"HiGHS ended with {highs.modelStatusToString(model_status)}"
-    return SolverRun.ended(version(), status, objective, bound, sense, runtime, error=error)
+    return SolverRun.ended(version(), status, objective, bound, sense, runtime, error=error, threads=threads)

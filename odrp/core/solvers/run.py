@@ -17,7 +17,11 @@ import pyomo.environ as pyo
 
 from odrp.core.result import Status, relative_gap
 
-SOLVERS = ("highs", "cbc", "cpsat")
+COMMERCIAL = ("gurobi", "cplex", "xpress")
+"""The commercial solvers, driven through Pyomo when their Python package is installed (:mod:`.commercial`)."""
+MILP_SOLVERS = ("highs", "cbc", "scip", *COMMERCIAL)
+"""The solvers that take any linear Pyomo model (CP-SAT takes integral ones only)."""
+SOLVERS = ("highs", "cbc", "cpsat", "scip", *COMMERCIAL)
 DEFAULT_SOLVER = "highs"
 DEFAULT_MIP_GAP = 1e-6
 
@@ -37,6 +41,8 @@ class SolverRun:
     """With a MIP start: ``accepted`` (the solver took it as an incumbent; None if its log does
     not say), the start's ``objective`` as the solver computed it, and the solver's ``log`` lines
     about it."""
+    threads: int | None = None
+    """The threads the solver was given (None: its own default)."""
 
     @classmethod
     def ended(
@@ -49,11 +55,12 @@ class SolverRun:
         runtime_s: float,
         error: str = "",
         warm_start: dict[str, Any] | None = None,
+        threads: int | None = None,
     ) -> SolverRun:
         """A finished run: its gap from the incumbent and the bound; ``error`` is its message if it failed."""
         gap = relative_gap(objective, bound, sense)  # type: ignore[arg-type]
         message = error if status == "error" else ""
-        return cls(solver, status, objective, bound, gap, runtime_s, message, warm_start)
+        return cls(solver, status, objective, bound, gap, runtime_s, message, warm_start, threads)
 
     @property
     def has_solution(self) -> bool:
@@ -99,5 +106,6 @@ def c_stdout_silenced():
     try:
         yield
     finally:
+        sys.stdout.flush()  # what Python printed inside goes where the C output went
         os.dup2(saved, 1)
         os.close(saved)

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from odrp.core.kind import Evaluation, ProblemKind
+from odrp.core.kind import Evaluation, ProblemKind, model_text
+from odrp.core.solvers import COMMERCIAL
 from odrp.core.taskview import TaskViewAdapter
 from odrp.kinds.knapsack import generators, qm3dkp
 from odrp.kinds.knapsack.evaluator import (
@@ -26,6 +27,7 @@ from odrp.kinds.knapsack.evaluator import (
 )
 from odrp.kinds.knapsack.exact.settings import KnapsackSettings
 from odrp.kinds.knapsack.exact.solve import solve
+from odrp.kinds.knapsack.exact.writable import models
 from odrp.kinds.knapsack.instance import (
     GapSpec,
     KpSpec,
@@ -49,6 +51,8 @@ ARCFLOW_FORMULATIONS = (*FORMULATIONS, "arcflow")
 """kp and mkp also have the arc-flow formulation."""
 GAP_FORMULATIONS = (*FORMULATIONS, "lagrangian")
 """gap also has the Lagrangian search."""
+SOLUTION_FORMAT = '{"assignment": [k or null, ...]}'
+"""The family's solutions: the 0-based knapsack of each item, null when it is left out (never for gap)."""
 
 
 def _kind(
@@ -72,11 +76,14 @@ def _kind(
         exact=solve,
         size=lambda instance: instance.n_items,
         size_label="items",
-        solvers=("highs", "cbc", "cpsat"),
+        solvers=("highs", "cbc", "cpsat", "scip", *COMMERCIAL),
         formulations=formulations,
         settings=KnapsackSettings,
         starts=("greedy", "local_search"),
         race=("textbook",),
+        model_markdown=model_text(__file__, name),
+        solution_format=SOLUTION_FORMAT,
+        models=models,
     )
 
 
@@ -115,10 +122,13 @@ KINDS: tuple[ProblemKind, ...] = (
         exact=solve,
         size=lambda instance: instance.n_tasks,
         size_label="tasks",
-        solvers=("highs", "cbc", "cpsat"),
+        solvers=("highs", "cbc", "cpsat", "scip", *COMMERCIAL),
         formulations=FORMULATIONS,
         taskview=TaskViewAdapter(view=task_view, solution=task_solution),
         settings=KnapsackSettings,
         starts=("greedy", "storm_default", "rstorm", "local_search"),
+        model_markdown=model_text(__file__, qm3dkp.NAME),
+        solution_format='{"assignment": {"<component>#<k>": node}}',
+        models=models,
     ),
 )

@@ -1,16 +1,21 @@
-"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method, settings."""
+"""Declares the ODRP kind (``"problem": "odrp"``): loader, evaluator, generators, task view, exact method,
+settings, model files."""
 
 from __future__ import annotations
 
-from odrp.core.kind import ProblemKind
+from odrp.core.kind import ProblemKind, model_text
+from odrp.core.solvers import MILP_SOLVERS
 from odrp.kinds.replication import generators, taskview
 from odrp.kinds.replication.evaluator import evaluate
 from odrp.kinds.replication.exact.settings import OdrpSettings
 from odrp.kinds.replication.exact.solve import FORMULATIONS, solve
+from odrp.kinds.replication.exact.writable import models
 from odrp.kinds.replication.instance import NAME, SENSE, load, schema
 
 KIND = ProblemKind(
     name=NAME,
+    model_markdown=model_text(__file__, NAME),
+    solution_format='{"placement": {operator: {node: replicas}}}',
     title="ODRP: joint operator replication and placement (Cardellini et al. 2017)",
     sense=SENSE,
     load=load,
@@ -20,8 +25,10 @@ KIND = ProblemKind(
     exact=solve,
     size=lambda instance: instance.n_operators,
     size_label="operators",
+    solvers=MILP_SOLVERS,
     formulations=FORMULATIONS,
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,
     starts=("odrp_greedy", "odrp_tabu", "odrp_local_search"),
+    models=models,
 )

@@ -449,7 +449,9 @@ def cardinality_bound(mkp: Mkp, deadline: float, settings: ArcFlowSettings | Non
 # --------------------------------------------------------------------- the integer master
 
 
-def restricted_master(mkp: Mkp, patterns: list[np.ndarray], time_limit: float) -> np.ndarray | None:
+def restricted_master(
+    mkp: Mkp, patterns: list[np.ndarray], time_limit: float, threads: int | None = None
+) -> np.ndarray | None:
     """The best choice of one generated pattern per knapsack (HiGHS): (graph classes x knapsacks) copies."""
     import highspy
 
@@ -473,7 +475,7 @@ def restricted_master(mkp: Mkp, patterns: list[np.ndarray], time_limit: float) -
     h.changeColsIntegrality(
         len(columns), np.arange(len(columns), dtype=np.int32), np.full(len(columns), highspy.HighsVarType.kInteger)
     )
-    run = run_highspy(h, "max", max(0.0, time_limit))
+    run = run_highspy(h, "max", max(0.0, time_limit), threads=threads)
     if not run.has_solution:
         return None
     values = np.round(h.getSolution().col_value).astype(int)
@@ -616,7 +618,14 @@ def build_graph(
 
 
 def solve_stage(
-    mkp: Mkp, graph: Graph, bound: Bound, theta: float, delta: float, time_limit: float | None, mip_gap: float
+    mkp: Mkp,
+    graph: Graph,
+    bound: Bound,
+    theta: float,
+    delta: float,
+    time_limit: float | None,
+    mip_gap: float,
+    threads: int | None = None,
 ) -> tuple[SolverRun, np.ndarray | None]:
     """The best flow worth at least theta in ``graph`` (HiGHS), as copies per (graph class, knapsack)."""
     import highspy
@@ -679,7 +688,7 @@ def solve_stage(
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.passModel(lp)
-    run = run_highspy(h, "max", time_limit, mip_gap)
+    run = run_highspy(h, "max", time_limit, mip_gap, threads=threads)
     if not run.has_solution:
         return run, None
     flow = np.round(np.asarray(h.getSolution().col_value)).astype(int)
@@ -907,10 +916,12 @@ def solve(
     incumbent: np.ndarray | None = None,
     settings: ArcFlowSettings | None = None,
     refill_search: RefillSearch = refill.search,
+    threads: int | None = None,
 ) -> tuple[SolverRun, np.ndarray | None, dict[str, Any]]:
     """Solve a multiple knapsack exactly (module docstring); returns the run, family counts and statistics.
 
     ``incumbent``: family counts of a known feasible solution (a warm or search start).
+    ``threads``: HiGHS's thread count in the integer master and the stages' MIPs (None: HiGHS's default).
     ``refill_search``: the refill heuristic (:func:`odrp.kinds.knapsack.exact.refill.search` or one
     with its arguments and answer); whatever it returns only ever serves as an incumbent.
     """
@@ -958,7 +969,7 @@ def solve(
     if settings.master_seconds > 0:
         most = settings.master_seconds
         master_s = most if time_limit is None else min(most, settings.master_share * time_limit, left() or 0.0)
-        master = restricted_master(mkp, generation.patterns, master_s)
+        master = restricted_master(mkp, generation.patterns, master_s, threads)
         if master is not None and f.objective(to_family(master)) > f.objective(best):
             best = to_family(master)
             stats["incumbent_from"] = "integer master"
@@ -1061,7 +1072,7 @@ def solve(
             record["arcs"] = f"more than {settings.arc_limit}"
             status, message = ("time_limit" if time_limit is not None else "feasible"), "reduced graph too large"
             break
-        run, counts = solve_stage(mkp, graph, bound, theta, delta, left(), mip_gap)
+        run, counts = solve_stage(mkp, graph, bound, theta, delta, left(), mip_gap, threads)
         record.update(arcs=graph.n_arcs, nodes=graph.n_nodes, status=run.status, s=time.perf_counter() - stage_start)
         if counts is not None and f.objective(to_family(counts)) > f.objective(best):
             best = to_family(counts)

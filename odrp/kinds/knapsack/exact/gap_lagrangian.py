@@ -305,7 +305,9 @@ class HandOver:
     counts: np.ndarray | None
 
 
-def partition(gap: Gap, listed: list[list[tuple[float, tuple[int, ...]]]], time_limit: float | None):
+def partition(
+    gap: Gap, listed: list[list[tuple[float, tuple[int, ...]]]], time_limit: float | None, threads: int | None = None
+):
     """The best choice of one listed set per agent covering every item once (HiGHS, gap 0: the search
     compares its optimum with theta); (run, sets chosen)."""
     import highspy
@@ -329,7 +331,7 @@ def partition(gap: Gap, listed: list[list[tuple[float, tuple[int, ...]]]], time_
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.passModel(lp)
-    run = run_highspy(h, "max", time_limit, 0.0)
+    run = run_highspy(h, "max", time_limit, 0.0, threads=threads)
     if not run.has_solution:
         return run, None
     chosen = np.flatnonzero(np.asarray(h.getSolution().col_value) > 0.5)
@@ -342,12 +344,14 @@ def solve(
     incumbent: np.ndarray | None = None,
     stats: dict[str, Any] | None = None,
     settings: LagrangianSettings | None = None,
+    threads: int | None = None,
 ) -> tuple[SolverRun, np.ndarray | None] | HandOver:
     """Solve a GAP-shaped family exactly (module docstring): (run, family counts), or, when the sets get
     too many or the time runs out, a :class:`HandOver` (the bound proven and the best assignment known)
     for the compact model. Every step checks the clock: the search ends by ``time_limit``.
 
-    ``incumbent``: family counts of a known feasible solution; ``stats`` is filled in.
+    ``incumbent``: family counts of a known feasible solution; ``stats`` is filled in; ``threads``: HiGHS's
+    thread count in the partition MIPs (None: HiGHS's default).
     """
     settings = settings or LagrangianSettings()
     start = time.perf_counter()
@@ -392,7 +396,7 @@ def solve(
             return hand_over("time limit")
         if how == "limit":  # the set-partitioning MILP decides instead
             left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
-            run, chosen = partition(gap, listed, left)  # type: ignore[arg-type]
+            run, chosen = partition(gap, listed, left, threads)  # type: ignore[arg-type]
             stage["partition"] = run.status
             if run.status not in ("optimal", "infeasible"):
                 stats["stages"].append(stage)

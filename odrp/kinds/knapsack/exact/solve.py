@@ -1,6 +1,7 @@
 """Exact solution of every kind of the knapsack family through one general model.
 
-``solve(instance, solver=..., time_limit=..., mip_gap=..., formulation=..., warm_start=..., settings=...)``:
+``solve(instance, solver=..., time_limit=..., mip_gap=..., formulation=..., warm_start=..., settings=...,
+threads=...)``:
 the instance is mapped to the general :class:`~odrp.kinds.knapsack.family.Family` (:mod:`..mapping`),
 tightened (:mod:`.bounds`), and solved by one of the formulations, whose counts are turned back into
 the kind's solution. ``settings`` is a :class:`~odrp.kinds.knapsack.exact.settings.KnapsackSettings`
@@ -82,11 +83,13 @@ def solve(
     formulation: str = "auto",
     warm_start: dict[str, Any] | None = None,
     settings: KnapsackSettings | None = None,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result.
 
     ``warm_start``: a feasible solution JSON of the kind, handed to the solver as a MIP start;
-    ``settings``: the method's settings (default :class:`KnapsackSettings()`).
+    ``settings``: the method's settings (default :class:`KnapsackSettings()`); ``threads``: the thread count of
+    every solver call, the arc-flow and Lagrangian searches' HiGHS runs included (None: each solver's default).
     """
     settings = settings or KnapsackSettings()
     if formulation not in FORMULATIONS:
@@ -94,7 +97,7 @@ def solve(
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
     start = time.perf_counter()
     if formulation == "textbook" or (formulation == "auto" and _textbook_is_auto(instance, solver, settings)):
-        return _solve_textbook(instance, solver, time_limit, mip_gap, warm_start, start_objective, start)
+        return _solve_textbook(instance, solver, time_limit, mip_gap, warm_start, start_objective, start, threads)
     family = family_of(instance, merge_identical=settings.merge_identical)
     if settings.tighten:
         family = bounds.reduce_capacities(family, settings.dp_limit)
@@ -109,7 +112,7 @@ def solve(
         raise InputError("command line", "--param reduction", expected)
     if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver, settings.arcflow)):
         return _solve_arcflow(
-            instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings.arcflow
+            instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings.arcflow, threads
         )
     floor = None if incumbent is None else _floor(family, incumbent)
     options = Options(
@@ -127,14 +130,18 @@ def solve(
     handed: gap_lagrangian.HandOver | None = None
     if formulation == "lagrangian" or (formulation == "auto" and _lagrangian_pays(family, solver, settings.lagrangian)):
         share = 1.0 if formulation == "lagrangian" else settings.lagrangian.auto_share
-        found = _solve_lagrangian(family, solver, time_limit, share, incumbent, start, stats, settings.lagrangian)
+        found = _solve_lagrangian(
+            family, solver, time_limit, share, incumbent, start, stats, settings.lagrangian, threads
+        )
         if not isinstance(found, gap_lagrangian.HandOver):
             return _lagrangian_outcome(instance, family, found, stats, start_objective, incumbent)
         handed = found
         options = dataclasses.replace(options, objective_bound=found.bound)  # the bound it proved
         stats["objective_bound"] = found.bound
     reduced, incumbent = _reduction(family, incumbent, settings, time_limit, start, stats)
-    setup = _Setup(options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings)
+    setup = _Setup(
+        options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings, threads
+    )
     if reduced is None:
         run, counts = _run_model(family, setup)
     else:
@@ -172,6 +179,7 @@ class _Setup:
     instance: Any
     warm_start: dict[str, Any] | None
     settings: KnapsackSettings
+    threads: int | None = None
 
 
 def _run_model(family: Family, setup: _Setup) -> tuple[SolverRun, Any]:
@@ -185,7 +193,8 @@ def _run_model(family: Family, setup: _Setup) -> tuple[SolverRun, Any]:
     left = _solver_time(setup.time_limit, stats["build_s"], setup.solver, stats)
     if left == 0.0:
         return _no_time(setup.solver, setup.start), None
-    run = _trusted(solve_model(model, setup.solver, left, setup.mip_gap, warm_start=setup.warm_start is not None))
+    started = setup.warm_start is not None
+    run = _trusted(solve_model(model, setup.solver, left, setup.mip_gap, warm_start=started, threads=setup.threads))
     return run, read_counts(model) if run.has_solution else None
 
 
@@ -357,9 +366,11 @@ def _record_start(family: Family, stats: dict[str, Any], start_objective: float 
 
 SOLVER_MARGIN_SHARE = 0.05
 """A solver run is given the time left minus this share of the time limit ..."""
-SOLVER_MARGIN_S = {"highs": 0.0, "cbc": 1.0, "cpsat": 0.0}
+SOLVER_MARGIN_S = {"highs": 0.0, "cbc": 1.0, "cpsat": 0.0, "scip": 0.5}
 """... minus these seconds (CBC, a separate program, passed a 4.7 s limit by about 1 s on a
-200 x 10 mdkp on a loaded machine: writing the model, its preprocessing, reading the solution) ..."""
+200 x 10 mdkp on a loaded machine: writing the model, its preprocessing, reading the solution; SCIP
+is imported in about 0.4 s by its first run in a process and takes up to 0.3 s to hand a solution
+back; a solver not named here gets the largest margin) ..."""
 SOLVER_MARGIN_PER_ROW_S = {"highs": 1e-4, "cbc": 1e-4, "cpsat": 4e-4}
 """... and minus this many seconds per constraint: handing a Pyomo model to the solver and reading the
 solution back happen outside the solver's own clock (HiGHS: 1.4 s for 7 000 rows on a loaded machine;
@@ -423,13 +434,14 @@ def _solve_lagrangian(
     started: float,
     stats: dict[str, Any],
     settings: LagrangianSettings,
+    threads: int | None = None,
 ) -> tuple[SolverRun, Any] | gap_lagrangian.HandOver:
     """The search of :mod:`.gap_lagrangian` for ``share`` of the time left, or what it hands over to the
     compact model (the bound it proved and its best assignment)."""
     left = _search_time_left("lagrangian", gap_lagrangian.applies(family, settings), solver, time_limit, started)
     stats["lagrangian"] = {}
     limit = None if left is None else share * left
-    found = gap_lagrangian.solve(family, limit, incumbent, stats["lagrangian"], settings)
+    found = gap_lagrangian.solve(family, limit, incumbent, stats["lagrangian"], settings, threads=threads)
     if not isinstance(found, gap_lagrangian.HandOver):
         stats["formulation"] = "lagrangian"
     return found
@@ -463,6 +475,7 @@ def _solve_textbook(
     warm_start: dict[str, Any] | None,
     start_objective: float | None,
     start: float,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """The textbook model of :mod:`.textbook`, solved by ``solver`` as it is (a warm start is its MIP start)."""
     family = textbook.family(instance)
@@ -478,7 +491,7 @@ def _solve_textbook(
     left = _solver_time(time_limit, stats["build_s"], solver, stats)
     if left == 0.0:
         return ExactOutcome(_no_time(solver, start), None, stats)
-    run = _trusted(solve_model(model, solver, left, mip_gap, warm_start=warm_start is not None))
+    run = _trusted(solve_model(model, solver, left, mip_gap, warm_start=warm_start is not None, threads=threads))
     if start_objective is not None:
         stats["warm_start"] = warm_start_stats(start_objective, run)
     if not run.has_solution:
@@ -506,10 +519,11 @@ def _solve_arcflow(
     start_objective: float | None,
     started: float,
     settings: ArcFlowSettings,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """The arc-flow search of :mod:`.arcflow`; a warm or search start is its first incumbent."""
     left = _search_time_left("arcflow", arcflow.applies(family, settings), solver, time_limit, started)
-    run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent, settings)
+    run, counts, stats = arcflow.solve(family, left, mip_gap, incumbent, settings, threads=threads)
     _record_start(family, stats, start_objective, incumbent)
     stats["build_s"] = time.perf_counter() - started - run.runtime_s
     return ExactOutcome(run, solution_of(instance, family, counts), stats)

@@ -53,7 +53,7 @@ import pyomo.environ as pyo
 from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.result import relative_gap
-from odrp.core.solvers import SolverRun
+from odrp.core.solvers import SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
 from odrp.core.solvers.timing import OVERRUN, solver_limit
 from odrp.heuristics.latency import AntSystemSettings, Scorer, ant_system, climb
@@ -313,7 +313,7 @@ def solve(
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 left = [bound for bound, *_ in models] + [quick_bound(c) for c in levels[k][index:]]
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
-                return _stopped(inst, incumbent, left, start, log, mip_s)
+                return _stopped(inst, solver, incumbent, left, start, log, mip_s)
             entry: dict[str, Any] = {"counts": list(counts), "bound": quick_bound(counts)}
             log.append(entry)
             chosen = [u for c, n in zip(classes, counts, strict=True) for u in c[:n]]
@@ -352,7 +352,7 @@ def solve(
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
                 limit = solver_limit(remaining, solver, entry["build_s"])
                 if limit == 0.0:
-                    return _stopped(inst, incumbent, left, start, log, mip_s)
+                    return _stopped(inst, solver, incumbent, left, start, log, mip_s)
                 run = run_solver(
                     m,
                     solver=solver,
@@ -366,7 +366,7 @@ def solve(
                 if run.status == "infeasible":
                     break
                 if not run.has_solution:
-                    return _stopped(inst, incumbent, left, start, log, mip_s, run)
+                    return _stopped(inst, solver, incumbent, left, start, log, mip_s, run)
                 lean_placement = [
                     max(range(lean.n_supervisors), key=lambda u: pyo.value(m.x[i, u])) for i in range(inst.n_operators)
                 ]
@@ -380,17 +380,18 @@ def solve(
                 _exclude(m, lean, groups, settings.max_no_goods)
     runtime = time.perf_counter() - start
     if incumbent is None:
-        run = SolverRun(solver, "infeasible", None, None, None, runtime)
+        run = SolverRun(solver_version(solver), "infeasible", None, None, None, runtime)
         return ExactOutcome(run, None, {"multisets": log, "partitions": len(seen), "mip_s": mip_s})
     score, placement = incumbent
     exact = evaluate_assignment(inst, placement).objective
-    run = SolverRun(solver, "optimal", exact, score, relative_gap(exact, score, "min"), runtime)
+    run = SolverRun(solver_version(solver), "optimal", exact, score, relative_gap(exact, score, "min"), runtime)
     stats = {"method": "classes", "multisets": log, "partitions": len(seen), "mip_s": mip_s}
     return ExactOutcome(run, solution_json(inst, placement), stats)
 
 
 def _stopped(
     inst: LatencyInstance,
+    solver: str,
     incumbent: tuple[float, list[int]] | None,
     bounds: list[float],
     start: float,
@@ -409,10 +410,19 @@ def _stopped(
     stats = {"method": "classes", "multisets": log, "mip_s": mip_s}
     runtime = time.perf_counter() - start
     if incumbent is None:
-        return ExactOutcome(SolverRun("", status, None, bound, None, runtime), None, stats)
+        why = "the solver failed" if status == "error" else "the time limit came"
+        message = f"by supervisor classes: {why} before any placement was found"
+        if run is not None and run.message:
+            message += f" ({run.message})"
+        return ExactOutcome(SolverRun(solver_version(solver), status, None, bound, None, runtime, message), None, stats)
     score, placement = incumbent
     gap = relative_gap(score, bound, "min") if bound is not None else None
-    return ExactOutcome(SolverRun("", status, score, bound, gap, runtime), solution_json(inst, placement), stats)
+    run_message = run.message if run is not None and status == "error" else ""
+    return ExactOutcome(
+        SolverRun(solver_version(solver), status, score, bound, gap, runtime, run_message),
+        solution_json(inst, placement),
+        stats,
+    )
 
 
 def upper_bound(inst: LatencyInstance, iterations: int) -> tuple[float, list[int]] | None:

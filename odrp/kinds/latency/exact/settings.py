@@ -61,3 +61,39 @@ class LatencySettings:
     max_no_goods: int = field(default=5_000, metadata={"ge": 1})
     """Most no-good rows for one partition (its labellings on a multiset's supervisors); beyond it the
     method falls back to the one MILP."""
+    colgen: bool | None = None
+    """Solve by column generation (:mod:`odrp.kinds.latency.exact.colgen`): True always (with HiGHS),
+    False never; None: when the latency term is a tie-break, no warm start is given, the solver is
+    HiGHS and the instance has at least ``colgen_operators`` operators."""
+    colgen_operators: int = field(default=48, metadata={"ge": 1})
+    """``auto`` uses column generation from this many operators on (docs/methods/latency.md): the
+    classes method proves T-R7 (42 operators) in about 20 s and the generated instances of 38
+    operators; at 58 operators (tuning seeds 1001-1003, 60 s, load 13-16) it returned no placement on
+    two and a 53.6% gap on the third, where the column generation returned 33-48% gaps."""
+    race_classes: bool = True
+    """Where ``auto`` chooses the column generation and the run has two threads or more, race it against the classes
+    method (one process each) and keep the better incumbent and bound: at 58 operators (tuning seeds
+    1001-1003, 60 s, load 5-9) the column generation's bound was the higher on two seeds (0.675 and 0.624
+    against 0.486 and 0.486), the classes method's on the third (0.492 against 0.426)."""
+    colgen_smoothing: float = field(default=0.5, metadata={"ge": 0, "le": 1})
+    """Wentges's smoothing factor at the start of the column generation (0: none)."""
+    colgen_columns: int = field(default=20, metadata={"ge": 1})
+    """Most columns a heuristic pricing of one type returns per round."""
+    colgen_seeds: int = field(default=10, metadata={"ge": 0})
+    """The heuristic pricing searches from this many single items (those of largest potential gain,
+    pi_A + sum_B W_AB b_B), besides the groups of the LP solution."""
+    colgen_perturbed: int = field(default=5, metadata={"ge": 0})
+    """How many of the best groups a heuristic pricing perturbs (a quarter of the units removed), then
+    searches again from."""
+    colgen_perturbations: int = field(default=2, metadata={"ge": 0})
+    """Perturbations of each of those groups per round."""
+    colgen_exact_seconds: float | None = field(default=5.0, metadata={"gt": 0})
+    """Most seconds of one exact pricing (one type); its dual bound serves the Lagrangian bound when it
+    stops early. None: no limit but the run's."""
+    colgen_max_columns: int = field(default=50_000, metadata={"ge": 1})
+    """Most columns of the master (its memory is checked against the budget at this size)."""
+    colgen_primal_share: float = field(default=0.3, metadata={"ge": 0, "le": 1})
+    """Share of the time limit kept for the restricted master's integer program and the hill climb
+    from its placement (the column generation stops at 1 - share of the limit)."""
+    colgen_labelling_seconds: float = field(default=1.0, metadata={"ge": 0})
+    """Seconds kept after the restricted master's integer program for labelling and hill climbing."""

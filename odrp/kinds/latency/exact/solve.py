@@ -1,16 +1,18 @@
-"""The exact latency method: ``auto`` (by supervisor classes or as one MILP, whichever applies) or ``textbook``.
+"""The exact latency method: ``auto`` (column generation, by supervisor classes or as one MILP) or ``textbook``.
 
 ``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
 is. ``auto``, the default, solves that MILP too when it is small (at most ``textbook_nonzeros``
 nonzeros by its closed-form size, unless the setting ``classes`` names a method or a warm start is
-given); otherwise it answers by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when
-the setting ``classes`` asks for it, or, left at None, when the latency term is a tie-break
-(:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`) and no warm start is given; when a
-partition has too many labellings for that method it falls back to the one MILP. The one MILP is
-:func:`odrp.kinds.latency.exact.model.build` with its triangle and knapsack tree rows separated
-first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the solver with the warm start,
-if any, as a MIP start; the hybrid heuristic's placement (the classes method's first incumbent) is
-its incumbent when the solver finds none better.
+given). From ``colgen_operators`` operators on (with HiGHS, a tie-break latency term and no warm
+start; the setting ``colgen`` overrides the choice) it answers by column generation
+(:mod:`odrp.kinds.latency.exact.colgen`). Otherwise it answers by supervisor classes
+(:mod:`odrp.kinds.latency.exact.classes`) when the setting ``classes`` asks for it, or, left at
+None, when the latency term is a tie-break (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`)
+and no warm start is given; when a partition has too many labellings for that method it falls back
+to the one MILP. The one MILP is :func:`odrp.kinds.latency.exact.model.build` with its triangle and
+knapsack tree rows separated first (:mod:`odrp.kinds.latency.exact.separation`), then handed to the
+solver with the warm start, if any, as a MIP start; the hybrid heuristic's placement (the classes
+method's first incumbent) is its incumbent when the solver finds none better.
 
 Every model's size is estimated in closed form and checked against the memory budget
 (:func:`odrp.core.memory.check_model`) before it is built; the solver gets the time left after the
@@ -20,17 +22,20 @@ estimated hand-over (:mod:`odrp.core.solvers.timing`).
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from typing import Any
 
-from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
+from odrp.core.errors import InputError
+from odrp.core.exact import ExactOutcome, best_outcome, checked_start, model_size, warm_start_stats
 from odrp.core.memory import check_model
+from odrp.core.race import race
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as run_solver
 from odrp.core.solvers.timing import solver_limit
 from odrp.kinds.latency.evaluator import evaluate
-from odrp.kinds.latency.exact import classes, textbook
+from odrp.kinds.latency.exact import classes, colgen, textbook
 from odrp.kinds.latency.exact.model import assignment, build, estimated_size, set_start
 from odrp.kinds.latency.exact.separation import separate_triangles
 from odrp.kinds.latency.exact.settings import LatencySettings
@@ -48,8 +53,13 @@ def solve(
     warm_start: dict[str, Any] | None = None,
     settings: LatencySettings | None = None,
     formulation: str = DEFAULT_FORMULATION,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
+
+    ``threads``: with two or more (None: this machine's cores), the column generation races the classes
+    method (one process each, :mod:`odrp.core.race`), and the answer is the better incumbent with the
+    better bound of the two (:func:`odrp.core.exact.best_outcome`).
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
@@ -60,12 +70,22 @@ def solve(
     textbook_size = textbook.size(inst)
     # auto's own choice; a warm start goes to the one MILP, whose MIP start CBC 2.10 accepts where its
     # preprocessing rejects the textbook model's (coin-or/Cbc#282)
-    small = settings.classes is None and warm_start is None and textbook_size[2] <= settings.textbook_nonzeros
+    small = (
+        settings.classes is None
+        and settings.colgen is None
+        and warm_start is None
+        and textbook_size[2] <= settings.textbook_nonzeros
+    )
     if formulation == "textbook" or small:
         check_model(*textbook_size, "the textbook latency MILP")
         outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
+    if use_colgen(inst, settings, solver, warm_start):
+        cores = threads if threads is not None else len(os.sched_getaffinity(0))
+        if settings.race_classes and cores >= 2 and settings.colgen is None and settings.classes is None:
+            return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
+        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there
@@ -76,6 +96,54 @@ def solve(
         except classes.TooManyGroups:  # a partition with too many labellings: the one MILP
             settings = dataclasses.replace(settings, classes=False)
     return solve_one_model(inst, solver, time_limit, mip_gap, warm_start, settings)
+
+
+def _colgen_and_classes(
+    inst: LatencyInstance, settings: LatencySettings, solver: str, time_limit: float | None, mip_gap: float
+) -> ExactOutcome:
+    """The column generation and the classes method at once, one process each: the better incumbent and the
+    better bound (their bounds differ in kind: the set-partitioning master's Lagrangian bound, the least LP
+    bound of the multisets left; at 58 operators either may be the higher)."""
+
+    if time_limit is not None:  # the members' answers travel back and are combined within the limit
+        time_limit = max(0.0, time_limit - min(1.0, 0.05 * time_limit))
+
+    def by_classes() -> ExactOutcome:
+        try:
+            return classes.solve(inst, settings, solver, time_limit, mip_gap)
+        except classes.TooManyGroups:
+            one_model = dataclasses.replace(settings, classes=False)
+            return solve_one_model(inst, solver, time_limit, mip_gap, None, one_model)
+
+    outcomes = race(
+        [lambda: colgen.solve(inst, settings, time_limit, mip_gap), by_classes],
+        decided=lambda o: o.run.status in ("optimal", "infeasible"),
+        time_limit=time_limit,
+    )
+    answered = [o for o in outcomes if isinstance(o, ExactOutcome)]
+    if not answered:
+        raise next((o for o in outcomes if isinstance(o, BaseException)), RuntimeError("both methods died"))
+    combined = best_outcome(answered, "min", mip_gap)
+    combined.stats["method"] = "colgen and classes, raced"
+    return combined
+
+
+def use_colgen(
+    inst: LatencyInstance, settings: LatencySettings, solver: str, warm_start: dict[str, Any] | None
+) -> bool:
+    """``auto``'s choice of the column generation (the setting ``colgen``; None: by size, for HiGHS,
+    when the latency term is a tie-break, no warm start is given and ``classes`` is left at None)."""
+    if settings.colgen is not None:
+        if settings.colgen and solver != "highs":
+            raise InputError("command line", "--param colgen", f"HiGHS as the solver (got {solver!r})")
+        return settings.colgen
+    return (
+        solver == "highs"
+        and settings.classes is None
+        and warm_start is None
+        and inst.n_operators >= settings.colgen_operators
+        and classes.latency_is_tie_break(inst)
+    )
 
 
 def solve_textbook(

@@ -36,10 +36,12 @@ def solve(
     mip_gap: float = DEFAULT_MIP_GAP,
     warm_start: dict[str, Any] | None = None,
     formulation: str = DEFAULT_FORMULATION,
+    threads: int | None = None,
 ) -> ExactOutcome:
     """The proven least-cost mapping, or ``infeasible``.
 
     ``warm_start``: a feasible solution JSON handed to the solver as a MIP start (:func:`.model.set_start`).
+    ``threads``: the solver's thread count (None: its own default).
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
@@ -71,7 +73,8 @@ def solve(
     limit = solver_limit(left, solver, stats["build_s"])
     if limit == 0.0:
         return ExactOutcome(_ended(solver, "time_limit", f"no solution: no time left to solve {what}"), None, stats)
-    run = run_solver(built_model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=warm_start is not None)
+    started = warm_start is not None
+    run = run_solver(built_model, solver=solver, time_limit=limit, mip_gap=mip_gap, warm_start=started, threads=threads)
     stats["solve_s"] = run.runtime_s
     if start_objective is not None:
         stats["warm_start"] = warm_start_stats(start_objective, run)

@@ -76,7 +76,7 @@ from odrp.core.budget import Budget
 from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
-from odrp.core.solvers import DEFAULT_MIP_GAP, SolverRun, solver_version
+from odrp.core.solvers import COMMERCIAL, DEFAULT_MIP_GAP, SolverRun, solver_version
 from odrp.core.solvers.cpsat import version as cpsat_version
 from odrp.kinds.throughput.evaluator import evaluate, rate
 from odrp.kinds.throughput.exact import (
@@ -99,7 +99,8 @@ from odrp.kinds.throughput.exact.starts import improved, packing_start, warm_sta
 from odrp.kinds.throughput.exact.targets import Targets, bisecting
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance, parse_solution, solution_json
 
-SOLVERS = ("highs", "cbc", "cpsat")
+SOLVERS = ("cpsat", "highs", "cbc", "scip", *COMMERCIAL)
+"""CP-SAT and HiGHS on their own models; CBC, SCIP and the commercial solvers on the same P(rho) through Pyomo."""
 FORMULATIONS = ("auto", "patterns", "levels", "textbook")
 SOLVER = "cpsat"
 """The default solver (measured fastest at paper size; ``benchmarks/throughput.py --part paper``)."""

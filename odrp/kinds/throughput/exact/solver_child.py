@@ -1,4 +1,6 @@
-"""Solve one P(rho) in matrix form with HiGHS or CBC, in this process or in a child process stopped at its deadline.
+"""Solve one P(rho) in matrix form, in this process or in a child process stopped at its deadline.
+
+HiGHS gets the matrix directly; CBC, SCIP and the commercial solvers get it through Pyomo (:func:`solve_cbc`).
 
 :func:`solve_highs` runs HiGHS (highspy) on the model with tight feasibility tolerances. Neither solver keeps a
 time limit on a large model: HiGHS's presolve does not look at the clock often (a 20 x 30 P(rho) with 380,000
@@ -32,8 +34,9 @@ from odrp.kinds.throughput.exact.matrix import MatrixModel, pyomo_values
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 
 FEASIBILITY = 1e-9
-"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1): far below the gap, so that
-a solution HiGHS accepts at rho sustains rho to within 1e-9 of a machine's capacity."""
+"""HiGHS's feasibility tolerances for P(rho) (rows are scaled to capacity 1), and SCIP's and the commercial
+solvers': far below the gap, so that a solution the solver accepts at rho sustains rho to within 1e-9 of a
+machine's capacity (with SCIP's default 1e-6 the search could not separate rho from its incumbent)."""
 
 
 def solve_highs(
@@ -67,25 +70,28 @@ def _tight(model: MatrixModel):
     return highs
 
 
-def solve_cbc(model: MatrixModel, left: float | None, gap: float) -> tuple[SolverRun, list[float] | None]:
-    """The run of CBC (through Pyomo) on ``model`` and the column values of its solution, if any. CBC's clock
-    starts after Pyomo has written the model, which takes about as long as building it: CBC gets ``left`` less
-    twice the building time."""
+def solve_cbc(
+    model: MatrixModel, left: float | None, gap: float, solver: str = "cbc"
+) -> tuple[SolverRun, list[float] | None]:
+    """The run of CBC (or ``solver``: SCIP, a commercial solver) through Pyomo on ``model`` and the column values
+    of its solution, if any. CBC's clock starts after Pyomo has written the model, which takes about as long as
+    building it: the solver gets ``left`` less twice the building time."""
     begin = time.perf_counter()
     pyomo_model = model.to_pyomo()
     if left is not None:
         left = max(0.0, left - 2 * (time.perf_counter() - begin))
-    run = solve_pyomo(pyomo_model, "cbc", left, gap)
+    tolerance = None if solver == "cbc" else FEASIBILITY  # CBC keeps its defaults, with which it separates rates
+    run = solve_pyomo(pyomo_model, solver, left, gap, feasibility_tolerance=tolerance)
     return run, pyomo_values(pyomo_model) if run.objective is not None else None
 
 
 def solve_here(
     model: MatrixModel, solver: str, left: float | None, gap: float, solutions: int
 ) -> tuple[SolverRun, list[float] | None]:
-    """:func:`solve_highs` or :func:`solve_cbc` in this process."""
+    """:func:`solve_highs`, or :func:`solve_cbc` with ``solver``, in this process."""
     if solver == "highs":
         return solve_highs(model, left, gap, solutions)
-    return solve_cbc(model, left, gap)
+    return solve_cbc(model, left, gap, solver)
 
 
 def solve(

@@ -1,0 +1,403 @@
+"""Column generation for set partitioning with group types: the Dantzig-Wolfe master of clustering problems.
+
+Capacitated clustering problems (operators on supervisors, tasks on nodes) decompose into *groups*:
+the items that share one bin. The master problem chooses groups (Mehrotra & Trick 1998, "Cliques
+and clustering: a combinatorial approach"; Johnson, Mehrotra & Nemhauser 1993):
+
+- items i = 1..m with demands b_i (how many units of i there are: interchangeable operators or tasks
+  are one item with several units);
+- group types t = 1..K (a class of identical bins) with at most n_t groups each;
+- a column g = (type t, counts a_g in Z^m, cost c_g): a group of a_ig units of each item i that fits
+  one bin of type t, c_g its cost.
+
+The master LP (its restricted form holds the columns generated so far, plus an artificial column per
+item at cost ``artificial_cost`` so that it is feasible from the start):
+
+    min  sum_g c_g lambda_g
+    s.t. sum_g a_ig lambda_g = b_i            (pi_i)   every item
+         sum_{g of type t} lambda_g <= n_t    (mu_t <= 0) every type
+         lambda >= 0                           (integer in the restricted IP)
+
+Reduced cost of a column: r_g = c_g - sum_i a_ig pi_i - mu_t. **Lagrangian (Farley) bound**: for any
+duals (pi, mu) with mu <= 0 and r_t <= min { r_g : g of type t } (a pricing problem's dual bound
+serves),
+
+    L(pi, mu) = sum_i b_i pi_i + sum_t n_t mu_t + sum_t n_t min(0, r_t)
+
+is a lower bound of every integer (and fractional) solution: c.lambda = pi.b + sum_t mu_t
+(sum_{g of t} lambda_g) + sum_g r_g lambda_g >= pi.b + mu.n + sum_t n_t min(0, r_t), since
+mu_t <= 0 and sum_{g of t} lambda_g <= n_t. It holds at every iteration, so a run stopped by its
+time limit still has a bound.
+
+**Pricing** is the kind's: a :class:`Pricer` returns columns of negative reduced cost found by a
+heuristic, and, from an exact method, the least reduced cost of a type or a lower bound of it.
+Heuristic pricing runs first; the exact pricing runs when the heuristic finds nothing, and its
+bound gives L.
+
+**Dual stabilisation** (Wentges 1997 smoothing): pricing uses pi~ = alpha pi_center + (1 - alpha)
+pi_out, the center being the duals of the best Lagrangian bound so far; a column is added when its
+reduced cost at the LP's own duals is negative; when the exact pricing at pi~ finds none (a
+*mispricing*), L(pi~) still bounds and the center moves there if better. Every exact round steps
+alpha down by 0.25 until it is 0: then the pricing is at the LP's own duals, and when no column prices
+out there the LP is optimal and L = z_LP.
+
+**Primal**: the restricted master as an integer program over the columns generated
+(:meth:`Master.restricted_ip`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+Counts = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """What an exact pricing of one type returns."""
+
+    columns: list[Counts]
+    """Columns it found (the best first), whatever their reduced cost."""
+    least_reduced_cost: float | None
+    """A lower bound of the least reduced cost of the type (the optimum when the pricing was proven);
+    None when the pricing proved nothing (then no bound is computed this round)."""
+
+
+class Pricer(Protocol):
+    """The kind's side of the column generation."""
+
+    def cost(self, t: int, counts: Counts) -> float:
+        """c_g of a group of type ``t`` with these counts."""
+
+    def heuristic(self, t: int, pi: np.ndarray, mu: float, upper: Sequence[int], starts: list[Counts]) -> list[Counts]:
+        """Groups of type ``t`` of small reduced cost at (pi, mu), at most ``upper[i]`` units of item i,
+        found from the ``starts`` (columns of the current LP solution) and from scratch."""
+
+    def exact(self, t: int, pi: np.ndarray, mu: float, time_limit: float | None) -> Pricing:
+        """The least reduced cost of type ``t`` at (pi, mu) (a bound of it when the time runs out)."""
+
+
+@dataclass
+class Column:
+    """A generated group: its type, the units of each item, its cost."""
+
+    type: int
+    counts: Counts
+    cost: float
+
+
+@dataclass
+class Generation:
+    """What one run of :func:`generate` established."""
+
+    bound: float
+    """The best Lagrangian bound (-inf when no exact pricing finished)."""
+    lp_value: float
+    """The restricted master LP's last value."""
+    converged: bool
+    """True when no column prices out at the LP's duals (the LP bound is proven: ``bound`` = ``lp_value``)."""
+    iterations: int = 0
+    exact_rounds: int = 0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class Master:
+    """The restricted master LP (highspy), its columns, and its integer program."""
+
+    def __init__(self, demands: Sequence[int], type_counts: Sequence[int], artificial_cost: float) -> None:
+        import highspy
+
+        self.highspy = highspy
+        self.demands = [int(b) for b in demands]
+        self.type_counts = [int(n) for n in type_counts]
+        self.m, self.k = len(self.demands), len(self.type_counts)
+        self.columns: list[Column | None] = []
+        """Every column of the LP in order; None for an artificial one."""
+        self._seen: set[tuple[int, Counts]] = set()
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        inf = highspy.kHighsInf
+        empty_i, empty_v = np.array([], dtype=np.int32), np.array([], dtype=float)
+        b = np.array(self.demands, dtype=float)
+        h.addRows(self.m, b, b, 0, empty_i, empty_i, empty_v)
+        h.addRows(self.k, np.full(self.k, -inf), np.array(self.type_counts, dtype=float), 0, empty_i, empty_i, empty_v)
+        for i in range(self.m):
+            h.addCol(artificial_cost, 0.0, inf, 1, np.array([i], dtype=np.int32), np.ones(1))
+            self.columns.append(None)
+        self.h = h
+
+    def add(self, column: Column) -> bool:
+        """Add a column unless the LP has it already; True if added."""
+        key = (column.type, column.counts)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        rows = [i for i, a in enumerate(column.counts) if a] + [self.m + column.type]
+        values = [float(a) for a in column.counts if a] + [1.0]
+        rows_array, values_array = np.array(rows, dtype=np.int32), np.array(values)
+        self.h.addCol(column.cost, 0.0, self.highspy.kHighsInf, len(rows), rows_array, values_array)
+        self.columns.append(column)
+        return True
+
+    def solve_lp(self, time_limit: float | None = None) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The LP optimum: value, pi, mu (clipped to <= 0) and the column values; None if not solved."""
+        h = self.h
+        h.setOptionValue("time_limit", math.inf if time_limit is None else max(0.01, time_limit))
+        h.run()
+        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            return None
+        solution = h.getSolution()
+        duals = np.array(solution.row_dual)
+        return (
+            h.getInfo().objective_function_value,
+            duals[: self.m],
+            np.minimum(duals[self.m :], 0.0),
+            np.array(solution.col_value),
+        )
+
+    def lagrangian_bound(self, pi: np.ndarray, mu: np.ndarray, least: Sequence[float]) -> float:
+        """L(pi, mu) of the module docstring with ``least[t]`` a lower bound of type t's least reduced cost."""
+        return float(
+            np.dot(pi, self.demands)
+            + np.dot(mu, self.type_counts)
+            + sum(n * min(0.0, r) for n, r in zip(self.type_counts, least, strict=True))
+        )
+
+    def reduced_cost(self, column: Column, pi: np.ndarray, mu: np.ndarray) -> float:
+        return column.cost - float(np.dot(pi, column.counts)) - float(mu[column.type])
+
+    def set_residual(self, demands: Sequence[int], type_counts: Sequence[int]) -> None:
+        """Make the rows ask for these demands and allow these type counts (:func:`dive`)."""
+        for i, b in enumerate(demands):
+            self.h.changeRowBounds(i, float(b), float(b))
+        for t, n in enumerate(type_counts):
+            self.h.changeRowBounds(self.m + t, -self.highspy.kHighsInf, float(n))
+
+    def restricted_ip(self, time_limit: float | None, cutoff: float | None = None) -> list[Column] | None:
+        """The best integer combination of the generated columns (no artificial one), or None.
+
+        ``cutoff``: only a solution of cost below it is of interest. Solved on a copy of the LP, which
+        stays as it is.
+        """
+        highspy = self.highspy
+        ip = highspy.Highs()
+        ip.setOptionValue("output_flag", False)
+        ip.passModel(self.h.getLp())
+        n = ip.getNumCol()
+        real = [j for j, c in enumerate(self.columns) if c is not None]
+        artificial = np.array([j for j, c in enumerate(self.columns) if c is None], dtype=np.int32)
+        ip.changeColsBounds(len(artificial), artificial, np.zeros(len(artificial)), np.zeros(len(artificial)))
+        ip.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.array([highspy.HighsVarType.kInteger] * n))
+        if time_limit is not None:
+            ip.setOptionValue("time_limit", max(0.01, time_limit))
+        if cutoff is not None:
+            ip.setOptionValue("objective_bound", cutoff)
+        ip.setOptionValue("mip_rel_gap", 1e-9)
+        ip.run()
+        info = ip.getInfo()
+        if info.primal_solution_status != 2:  # no feasible solution
+            return None
+        values = ip.getSolution().col_value
+        chosen: list[Column] = []
+        for j in real:
+            column = self.columns[j]
+            assert column is not None
+            chosen.extend([column] * round(values[j]))
+        return chosen
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """How :func:`generate` runs (the kinds' settings dataclasses set these fields)."""
+
+    smoothing: float = 0.5
+    """Wentges's alpha at the start (0: no smoothing)."""
+    exact_time_limit: float | None = None
+    """Seconds for one exact pricing of one type (None: what is left of the deadline)."""
+    tolerance: float = 1e-9
+    """A column enters when its reduced cost is below -tolerance."""
+    max_columns: int = 50_000
+    """The generation stops (not converged) once the master holds this many columns (its memory)."""
+
+
+def generate(
+    master: Master,
+    pricer: Pricer,
+    deadline: float | None,
+    settings: GenerationSettings = GenerationSettings(),
+    upper: Sequence[int] | None = None,
+    bound_by: float | None = None,
+    on_bound: Callable[[float], None] | None = None,
+) -> Generation:
+    """Column generation on ``master`` until the LP is proven optimal or ``deadline`` (perf_counter) passes.
+
+    ``upper``: the most units of each item a new column may hold (default: the demands). ``bound_by``:
+    a time (perf_counter) after which an exact round runs, for a bound, even while the heuristic
+    pricing still finds columns, if none has run yet. ``on_bound``: called with every better
+    Lagrangian bound (the kind reports it as a bound of the problem, :mod:`odrp.core.progress`).
+    """
+    upper = list(master.demands) if upper is None else list(upper)
+    best_bound, center = -math.inf, None
+    alpha = settings.smoothing
+    iterations = exact_rounds = 0
+    lp_value = math.inf
+    stats: dict[str, Any] = {"heuristic_columns": 0, "exact_columns": 0, "exact_s": 0.0, "heuristic_s": 0.0}
+
+    def left() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    while True:
+        remaining = left()
+        if remaining is not None and remaining <= 0:
+            return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
+        solved = master.solve_lp(remaining)
+        if solved is None:
+            return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
+        lp_value, pi_out, mu_out, values = solved
+        iterations += 1
+        if best_bound >= lp_value - settings.tolerance * max(1.0, abs(lp_value)):
+            return Generation(best_bound, lp_value, True, iterations, exact_rounds, stats)
+        smoothed = center is not None and alpha > 0.0
+        if not smoothed:
+            pi, mu = pi_out, mu_out
+        else:
+            pi, mu = alpha * center[0] + (1 - alpha) * pi_out, alpha * center[1] + (1 - alpha) * mu_out
+        starts: dict[int, list[Counts]] = {}
+        for j, column in enumerate(master.columns):
+            if column is not None and values[j] > 1e-9:
+                starts.setdefault(column.type, []).append(column.counts)
+
+        def enter(t: int, counts: Counts, pi_out: np.ndarray = pi_out, mu_out: np.ndarray = mu_out) -> bool:
+            column = Column(t, counts, pricer.cost(t, counts))
+            if master.reduced_cost(column, pi_out, mu_out) < -settings.tolerance:
+                return master.add(column)
+            return False
+
+        added = 0
+        clock = time.perf_counter()
+        for duals in ((pi, mu), (pi_out, mu_out)) if smoothed else ((pi, mu),):
+            for t in range(master.k):
+                for counts in pricer.heuristic(t, duals[0], float(duals[1][t]), upper, starts.get(t, [])):
+                    added += enter(t, counts)
+            if added:  # the LP's own duals only when the smoothed ones find nothing
+                break
+        stats["heuristic_s"] += time.perf_counter() - clock
+        stats["heuristic_columns"] += added
+        forced = bool(added) and bound_by is not None and exact_rounds == 0 and time.perf_counter() >= bound_by
+        if added and not forced:
+            if len(master.columns) >= settings.max_columns:
+                return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
+            continue
+        # exact pricing at the smoothed duals: columns and the Lagrangian bound (when the heuristic found
+        # nothing, or, once, when no bound exists by ``bound_by``)
+        exact_rounds += 1
+        clock = time.perf_counter()
+        heuristic_added = added
+        least: list[float] = []
+        for t in range(master.k):
+            remaining = left()
+            if remaining is not None and remaining <= 0:
+                break
+            limit = remaining
+            if settings.exact_time_limit is not None:
+                limit = settings.exact_time_limit if remaining is None else min(remaining, settings.exact_time_limit)
+            priced = pricer.exact(t, pi, float(mu[t]), limit)
+            for counts in priced.columns:
+                added += enter(t, counts)
+            if priced.least_reduced_cost is None:
+                break
+            least.append(priced.least_reduced_cost)
+        stats["exact_s"] += time.perf_counter() - clock
+        stats["exact_columns"] += added - heuristic_added
+        if len(least) == master.k:
+            bound = master.lagrangian_bound(pi, mu, least)
+            if bound > best_bound:
+                best_bound, center = bound, (pi, mu)
+                if on_bound is not None:
+                    on_bound(bound)
+        if smoothed:  # every exact round moves the pricing closer to the LP's own duals
+            alpha = max(0.0, alpha - 0.25)
+        if forced:  # the heuristic's columns entered: go on generating
+            continue
+        if not added:
+            if len(least) < master.k:  # out of time, or a pricing that proved nothing
+                return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
+            if not smoothed:  # nothing prices out at the LP's own duals: the LP is optimal if proven so
+                converged = best_bound >= lp_value - 1e-7 * max(1.0, abs(lp_value))
+                return Generation(best_bound, lp_value, converged, iterations, exact_rounds, stats)
+
+
+def dive(
+    master: Master,
+    pricer: Pricer,
+    deadline: float | None,
+    rng: random.Random | None = None,
+    rounds: int = 50,
+    tolerance: float = 1e-9,
+) -> list[Column] | None:
+    """A primal heuristic: fix the column of largest value, generate columns (heuristic pricing only)
+    for what is left, repeat until every demand is met; None when the dive ends in a dead end. With
+    ``rng`` the column fixed is drawn among the three of largest value, in proportion to their values.
+
+    The master's rows are restored afterwards; the columns generated stay (they serve the restricted IP).
+    """
+    demands, counts = list(master.demands), list(master.type_counts)
+    fixed: list[Column] = []
+    try:
+        while any(demands):
+            master.set_residual(demands, counts)
+            values = None
+            for _ in range(rounds):
+                remaining = None if deadline is None else deadline - time.perf_counter()
+                if remaining is not None and remaining <= 0:
+                    return None
+                solved = master.solve_lp(remaining)
+                if solved is None:
+                    return None
+                _, pi, mu, values = solved
+                starts: dict[int, list[Counts]] = {}
+                for j, column in enumerate(master.columns):
+                    if column is not None and values[j] > 1e-9:
+                        starts.setdefault(column.type, []).append(column.counts)
+                added = 0
+                for t in range(master.k):
+                    if not counts[t]:
+                        continue
+                    for found in pricer.heuristic(t, pi, float(mu[t]), demands, starts.get(t, [])):
+                        column = Column(t, found, pricer.cost(t, found))
+                        if master.reduced_cost(column, pi, mu) < -tolerance:
+                            added += master.add(column)
+                if not added:
+                    break
+            assert values is not None
+            candidates = [
+                (values[j], -j)
+                for j, column in enumerate(master.columns)
+                if column is not None
+                and values[j] > 1e-6
+                and counts[column.type] > 0
+                and all(a <= b for a, b in zip(column.counts, demands, strict=True))
+            ]
+            if not candidates:
+                return None
+            candidates.sort(reverse=True)
+            if rng is None:
+                pick = candidates[0]
+            else:
+                top = candidates[:3]
+                pick = rng.choices(top, weights=[value for value, _ in top])[0]
+            chosen = master.columns[-pick[1]]
+            assert chosen is not None
+            fixed.append(chosen)
+            counts[chosen.type] -= 1
+            demands = [b - a for a, b in zip(chosen.counts, demands, strict=True)]
+        return fixed
+    finally:
+        master.set_residual(master.demands, master.type_counts)

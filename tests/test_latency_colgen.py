@@ -1,0 +1,160 @@
+"""Latency by column generation: its bound against brute force, its placement through the evaluator.
+
+The brute force (tests/test_latency_exact.py) enumerates every assignment and scores it with the
+evaluator; a bound of the column generation must never exceed its optimum, and every placement it
+returns is re-scored by the evaluator (``verified``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.exact import colgen
+from odrp.kinds.latency.exact.colgen import Column, clustering
+from odrp.kinds.latency.exact.settings import LatencySettings
+from odrp.kinds.latency.exact.solve import use_colgen
+from odrp.kinds.latency.generators import random_topology
+from odrp.kinds.latency.instance import load
+from odrp.registry import KINDS
+from odrp.run import run_method
+from tests.test_latency_exact import brute_force, tiny
+
+LATENCY = KINDS["latency"]
+
+
+def triangle() -> dict:
+    """Three operators joined pairwise (45 events/s on each edge), two fit on a supervisor of 1 core."""
+    return {
+        "problem": "latency",
+        "name": "triangle",
+        "operators": [
+            {"id": "o0", "cpu": 0.4, "memory": 100, "rate": 90},
+            {"id": "o1", "cpu": 0.4, "memory": 100},
+            {"id": "o2", "cpu": 0.4, "memory": 100},
+        ],
+        "edges": [{"from": "o0", "to": "o1"}, {"from": "o0", "to": "o2"}, {"from": "o1", "to": "o2"}],
+        "supervisors": [{"id": f"s{u}", "cpu": 1, "memory": 1000, "coordinates": [u, 0]} for u in range(3)],
+    }
+
+
+def test_triangle_bound_by_hand():
+    """By hand: every edge weighs 1/3 + 45/135 = 2/3, a supervisor 1/3, the constant is 2. A pair and a
+    singleton cost 2 + (1/3 - 2/3) + 1/3 = 2 (two of three edges and events cut, two of three
+    supervisors); the LP takes each pair at 1/2: 2 + 3/2 (1/3 - 2/3) = 1.5, the set-partitioning bound."""
+    inst = load(triangle())
+    result = run_method(LATENCY, inst, "exact", options={"colgen": True})
+    assert result.verified, result.message
+    assert result.metrics["method_stats"]["method"] == "colgen"
+    assert result.bound == pytest.approx(1.5, abs=1e-7)
+    assert result.metrics["s_co"] == pytest.approx(2 / 3) and result.metrics["s_sup"] == pytest.approx(2 / 3)
+    assert result.objective == pytest.approx(2.0 + 1e-6 * result.metrics["s_lat"], abs=1e-9)
+    assert result.status == "feasible"  # the gap is the LP's: nothing proves 2 here
+    assert result.solver.startswith("highs")
+
+
+def test_group_costs_add_up_to_the_evaluators_score():
+    """F = constant + sum of the group costs, for every placement of a tiny instance with twins."""
+    inst = load(tiny(7, operators=5, supervisors=3, twins=True))
+    data = clustering(inst)
+    pricer = colgen.LatencyPricer(data, LatencySettings())
+    item_of = {i: a for a, members in enumerate(data.items) for i in members}
+    assert any(len(members) == 2 for members in data.items)
+    for p in itertools.product(range(3), repeat=inst.n_operators):
+        evaluation = evaluate_assignment(inst, list(p))
+        if not evaluation.feasible:
+            continue
+        total = data.constant
+        for u in set(p):
+            counts = [0] * len(data.items)
+            for i, v in enumerate(p):
+                if v == u:
+                    counts[item_of[i]] += 1
+            total += pricer.cost(0, tuple(counts))
+        f = evaluation.objective - inst.weights["latency"] * evaluation.metrics["s_lat"]
+        assert total == pytest.approx(f, abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    operators=st.integers(3, 6),
+    supervisors=st.integers(2, 4),
+    twins=st.booleans(),
+    equal=st.booleans(),
+    weight=st.sampled_from([0.0, 1e-6, 0.1]),
+)
+def test_bound_never_exceeds_the_brute_force_optimum(seed, operators, supervisors, twins, equal, weight):
+    data = tiny(seed, operators=operators, supervisors=supervisors, latency_weight=weight, twins=twins)
+    if equal:  # one class of interchangeable supervisors
+        for sup in data["supervisors"]:
+            sup.update({"cpu": 1.0, "memory": 800})
+    inst = load(data)
+    best, _ = brute_force(inst)
+    result = run_method(LATENCY, inst, "exact", options={"colgen": True})
+    if best is None:
+        assert result.solution is None and result.status != "optimal"
+        return
+    assert result.bound is not None and result.bound <= best + 1e-9
+    if result.solution is not None:
+        assert result.verified, result.message
+        assert result.objective >= best - 1e-9
+        assert result.bound <= result.objective + 1e-12
+        if result.status == "optimal":
+            assert result.objective == pytest.approx(best, rel=1e-6)
+
+
+def test_auto_chooses_column_generation_by_size():
+    small = load(random_topology(seed=1, operations=4))
+    chosen = LatencySettings(colgen_operators=small.n_operators)
+    assert use_colgen(small, chosen, "highs", None)
+    assert not use_colgen(small, LatencySettings(), "highs", None)
+    assert not use_colgen(small, chosen, "cbc", None)  # the pricing is HiGHS's
+    assert not use_colgen(small, dataclasses.replace(chosen, classes=True), "highs", None)
+    assert not use_colgen(small, chosen, "highs", {"assignment": {}})
+
+
+def test_time_limit_returns_incumbent_and_bound_in_time():
+    """58 operators (the random generator at 30 operations), 8 s: an incumbent, a bound, on time."""
+    inst = load(random_topology(seed=1001, operations=30))
+    result = run_method(LATENCY, inst, "exact", time_limit=8)
+    # on two cores the column generation races the classes method; on one it runs alone
+    assert result.metrics["method_stats"]["method"] in ("colgen", "colgen and classes, raced")
+    assert result.verified, result.message
+    assert result.bound is not None and result.bound <= result.objective
+    assert result.runtime_s < 8.8
+    assert result.solver.startswith("highs")
+
+
+def test_restricted_master_columns_cover_every_operator_once():
+    inst = load(tiny(3, operators=6, supervisors=3, twins=True))
+    data = clustering(inst)
+    columns = [
+        Column(0, tuple(1 if a == 0 else 0 for a in range(len(data.items))), 0.0),
+        Column(0, tuple(0 if a == 0 else d for a, d in enumerate(data.demand)), 0.0),
+    ]
+    groups = colgen.groups_of(data, columns)
+    assert sorted(i for g in groups for i in g) == list(range(inst.n_operators))
+    assert groups[0] == data.items[0][:1]
+    assert dataclasses.is_dataclass(data)
+
+
+def test_incumbents_and_bounds_leave_the_run_as_they_are_found():
+    """In a watched run the column generation reports its placements (evaluator-checked) and its bounds."""
+    from odrp.core import progress
+
+    inst = load(tiny(5, operators=6, supervisors=3, twins=True))
+    best, _ = brute_force(inst)
+    messages: list = []
+    with progress.watching(LATENCY.evaluate, inst, "min", messages.append):
+        colgen.solve(inst, LatencySettings(colgen=True), time_limit=None, mip_gap=1e-6)
+    incumbents = [payload[1] for what, payload in messages if what == "incumbent"]
+    bounds = [payload for what, payload in messages if what == "bound"]
+    assert incumbents and bounds
+    assert incumbents == sorted(incumbents, reverse=True) and incumbents[-1] >= best - 1e-9
+    assert bounds == sorted(bounds) and bounds[-1] <= best + 1e-9
