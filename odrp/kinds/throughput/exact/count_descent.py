@@ -92,23 +92,27 @@ def multistart(
     found: Callable[[Counts], None] | None = None,
     patience: float | None = None,
     settings: DescentSettings = DescentSettings(),
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[Counts, dict[str, float]]:
     """:func:`search` from ``counts`` in the move orders ``seed``, ``seed`` + 1, ... (each with a new pool of
     configurations), until ``deadline`` or after ``starts`` searches (one of them must be given); the best
     placement found and the summed numbers (``searches``: how many ran; ``at``: seconds to the best).
     ``found``: called with every placement better than every one before it (across the searches);
-    ``patience``: no search starts this many seconds after the last better placement (or the start)."""
+    ``patience``: no search starts this many seconds of ``clock`` after the last better placement (or the start;
+    wall seconds by default, :func:`time.process_time` for the process's CPU seconds, which the machine's load
+    does not stretch)."""
     if deadline is None and starts is None:
         raise ValueError("count_descent.multistart needs a deadline or a number of starts")
-    begin = last = time.perf_counter()
+    begin = time.perf_counter()
+    last = clock()
     best, best_rate = counts, rate(inst, counts)
     total: dict[str, float] = {"searches": 0, "at": 0.0}
 
     def better(placement: Counts) -> None:
         nonlocal best, best_rate, last
         if rate(inst, placement) > best_rate:
-            best, best_rate, last = placement, rate(inst, placement), time.perf_counter()
-            total["at"] = last - begin
+            best, best_rate, last = placement, rate(inst, placement), clock()
+            total["at"] = time.perf_counter() - begin
             if found is not None:
                 found(placement)
 
@@ -117,7 +121,7 @@ def multistart(
         return (
             (deadline is None or now < deadline)
             and (starts is None or total["searches"] < starts)
-            and (patience is None or now < last + patience)
+            and (patience is None or clock() < last + patience)
         )
 
     while go_on():

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from odrp.kinds.throughput.evaluator import rate
-from odrp.kinds.throughput.exact import dive
+from odrp.kinds.throughput.exact import dive, report
 from odrp.kinds.throughput.exact.config_bound import Columns, HasColumns
 from odrp.kinds.throughput.exact.level_search import Tree, TreePath
 from odrp.kinds.throughput.exact.parallel import Workers
@@ -103,13 +103,10 @@ def climb(
     settings = workers.settings.rungs if settings is None else settings
     workers.start()
     now = time.perf_counter()
-    side = None
-    if deadline is not None and len(workers.procs) > 1:
-        side = workers.procs[-1]
-        workers.send(side, ("descend", counts, max(0.0, deadline - now), settings.patience))
-    climbed = Climbed(best, counts, bound)
-    if side is not None:
-        climbed.descent = {"rate": best, "placements": 0, "finished": False}
+    if workers.descent is None and deadline is not None and len(workers.procs) > 1:  # else it runs or has run
+        workers.descend(counts, best, max(0.0, deadline - now), settings.patience)
+    side = workers.side
+    climbed = Climbed(best, counts, bound, descent=workers.descent)
     level = workers.settings.level_search
     tree = Tree(inst, best, counts, _rungs(bound, settings), columns, len(workers.procs), level)
     in_flight: dict[int, tuple[Tree, TreePath, Ranges, HasColumns | None, float | None]] = {}
@@ -131,6 +128,7 @@ def climb(
                 tree.raise_rate(tree.rho + 0.5 * (climbed.bound - tree.rho))  # the last call: halfway up
             if not tree.open and not in_flight and not aside:  # the rung is proven: R* < rho
                 climbed.bound = tree.rho
+                report.bound(tree.rho)
                 climbed.rungs.append(_rung_stats(tree, True, set_aside, begin))
                 if climbed.bound - tree.best <= gap * tree.best:
                     break
@@ -152,17 +150,15 @@ def climb(
                 continue
             proc, answer = got
             if proc is side:  # the descent: a better placement, or its end (the worker joins the nodes)
-                descent = climbed.descent
-                if answer[0] == "placement":
-                    rho = tree.rho
-                    if tree.raise_incumbent(answer[1], answer[2]) and tree.rho > rho * (1 + settings.restart):
-                        tree = _renewed(tree, climbed.bound, len(workers.procs), settings)
-                        begin, set_aside, aside = time.perf_counter(), 0, []
-                        climbed.restarts += 1
-                    descent.update(rate=max(descent["rate"], answer[1]), placements=descent["placements"] + 1)  # type: ignore[union-attr]
-                else:
+                placement = workers.side_answer(answer)
+                if placement is None:
                     side = None
-                    descent.update(answer[1], finished=True)  # type: ignore[union-attr]
+                    continue
+                rho = tree.rho
+                if tree.raise_incumbent(*placement) and tree.rho > rho * (1 + settings.restart):
+                    tree = _renewed(tree, climbed.bound, len(workers.procs), settings)
+                    begin, set_aside, aside = time.perf_counter(), 0, []
+                    climbed.restarts += 1
                 continue
             owner, path, node, parent, seconds = in_flight.pop(proc.pid)
             if owner is not tree:  # a node of a tree given up for a new one

@@ -60,6 +60,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from odrp.kinds.throughput.evaluator import rate
+from odrp.kinds.throughput.exact import report
 from odrp.kinds.throughput.exact.bounds import count_range
 from odrp.kinds.throughput.exact.cache import Cache
 from odrp.kinds.throughput.exact.config_bound import Columns, ConfigurationLP, HasColumns
@@ -330,6 +331,7 @@ class Tree:
             found = rate(self.inst, result.found)
             if found > self.best:
                 self.best, self.counts = found, result.found
+                report.incumbent(self.inst, result.found, "level search")
                 stats.incumbents.append(found)
                 self.rho = max(self.rho, self.next_rho(found))
                 self.quiet = 0
@@ -354,6 +356,7 @@ class Tree:
         if best <= self.best:
             return False
         self.best, self.counts = best, counts
+        report.incumbent(self.inst, counts, "count descent")
         self.rho = max(self.rho, self.next_rho(best))
         self.quiet = 0
         return True

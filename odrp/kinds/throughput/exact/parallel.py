@@ -115,6 +115,10 @@ class Workers:
         self.solver = solver
         self.settings = settings
         self.procs: list[subprocess.Popen] = []
+        self.side: subprocess.Popen | None = None
+        """The worker running the count descent beside the searches (:meth:`descend`), until it stops."""
+        self.descent: dict[str, Any] | None = None
+        """The side descent's best rate and placements reported, and its own numbers once it has stopped."""
         self.ready: set[int] = set()
         self.cpu: dict[int, float] = {}
         """CPU seconds each worker (by pid) reported with its last answer."""
@@ -144,7 +148,9 @@ class Workers:
     def use(self, inst: ThroughputInstance, settings: ThroughputSettings | None = None) -> None:
         """Evaluate nodes of ``inst`` from now on, with ``settings`` if given (idle workers only: between
         searches)."""
-        self.inst = inst
+        if self.side is not None:  # a descent of the old instance
+            self.stop([self.side])
+        self.inst, self.descent = inst, None
         self.settings = self.settings if settings is None else settings
         self.ready.clear()
         for proc in self.procs:
@@ -184,9 +190,49 @@ class Workers:
             return proc, answer
         return None
 
+    def descend(
+        self, counts: Counts, best: float, left: float | None, patience: float, upper: float | None = None
+    ) -> None:
+        """Start the count descent from ``counts`` (rate ``best``) on the last worker (started here if needed): the
+        *side* worker, whose placements come as answers (:meth:`side_answer`) until it stops ``patience`` of its CPU
+        seconds after its last better placement, or after ``left`` seconds; it then takes nodes like the others.
+        With a bound ``upper`` the packing search above ``counts`` runs first (:mod:`.worker`)."""
+        self.start()
+        self.side = self.procs[-1]
+        self.descent = {"rate": best, "placements": 0, "finished": False}
+        self.send(self.side, ("descend", counts, left, patience, upper))
+
+    def side_answer(self, answer: Any) -> tuple[float, Counts] | None:
+        """What an answer of the side worker says: a better placement (its rate and counts), or None when the descent
+        has stopped (the worker is free from now on)."""
+        assert self.descent is not None
+        if answer[0] == "placement":
+            self.descent.update(rate=max(self.descent["rate"], answer[1]), placements=self.descent["placements"] + 1)
+            return answer[1], answer[2]
+        self.descent.update(answer[1], finished=True)
+        self.side = None
+        return None
+
+    def drain(self) -> list[tuple[float, Counts]]:
+        """The side worker's placements that have arrived (without waiting; between searches, when no node is in
+        flight)."""
+        found = []
+        while self.side is not None:
+            got = self.receive(0.0)
+            if got is None:
+                break
+            proc, answer = got
+            if proc is self.side:
+                placement = self.side_answer(answer)
+                if placement is not None:
+                    found.append(placement)
+        return found
+
     def stop(self, procs: list[subprocess.Popen]) -> None:
         """Kill and reap these workers (their answers are no longer wanted)."""
         for proc in procs:
+            if proc is self.side:
+                self.side = None
             self.selector.unregister(proc.stdout)
             self.procs.remove(proc)
             self.ready.discard(proc.pid)
@@ -229,7 +275,7 @@ def search(
             if deadline is not None and now > deadline:
                 break
             for proc in workers.procs:
-                if proc.pid not in in_flight and tree.open:
+                if proc is not workers.side and proc.pid not in in_flight and tree.open:
                     path, node, parent = tree.pop()
                     left = None if deadline is None else deadline - now
                     plain = None if parent is None else Columns.of(parent)
@@ -237,11 +283,16 @@ def search(
                     in_flight[proc.pid] = (proc, path, node, parent)
             waiting = time.perf_counter()
             answer = workers.receive(None if deadline is None else max(0.0, deadline - waiting))
-            if len(in_flight) < workers.processes:  # a worker had no node to evaluate
+            if len(in_flight) + (workers.side is not None) < workers.processes:  # a worker had no node to evaluate
                 tree.stats.starved += time.perf_counter() - waiting
             if answer is None:  # the deadline, or a worker that became ready
                 continue
             proc, result = answer
+            if proc is workers.side:  # the side descent: a better placement raises the incumbent, or it stopped
+                placement = workers.side_answer(result)
+                if placement is not None:
+                    tree.raise_incumbent(*placement)
+                continue
             _, path, node, parent = in_flight.pop(proc.pid)
             if not tree.take(path, node, parent, result):
                 break

@@ -90,8 +90,8 @@ class LadderSettings:
     leaf_seconds: float = field(default=3.0, metadata={"ge": 0})
     """CP-SAT's time on a leaf the dive did not place before the leaf is set aside (decided again at the end)."""
     patience: float = field(default=10.0, metadata={"ge": 0})
-    """The count descent on the last worker stops this many seconds after its last better placement (at 20 x 30
-    it reached its best within 9-16 s), then that worker takes nodes too."""
+    """The count descent on the last worker stops this many of its CPU seconds after its last better placement (at
+    20 x 30 it reached its best within 9-16 s on a quiet machine), then that worker takes nodes too."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,11 @@ class ThroughputSettings:
     workers_least: float = field(default=2.0, metadata={"ge": 0})
     """Worker processes are not started with less time left than this (seconds): they take about a second to
     import their modules; the level search then runs in this process."""
+    portfolio_above: int = field(default=100, metadata={"ge": 0})
+    """Above this many components x machines (the level form, worker processes, a time limit), the count descent
+    runs on a worker process from the first start on, beside the bounds, and its placements are taken as they
+    come (the portfolio); at or below it the descent runs in this process before the first level search, as the
+    10 x 10 defaults were measured. Measured on the 15 x 15 and 20 x 30 tuning seeds (methods/throughput.md)."""
     ladder: bool = True
     """Above ``config_up_to``, under a time limit, with worker processes: the time after the configuration
     bound goes to a ladder of level searches (:mod:`.ladder`) instead of the fine grid and the count descent."""

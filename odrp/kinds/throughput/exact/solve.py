@@ -87,6 +87,7 @@ from odrp.kinds.throughput.exact import (
     parallel,
     pattern_bound,
     patterns,
+    report,
     textbook,
 )
 from odrp.kinds.throughput.exact.cache import Cache
@@ -116,18 +117,23 @@ def solve(
     formulation: str = "auto",
     warm_start: dict[str, Any] | None = None,
     settings: ThroughputSettings | None = None,
+    incumbent: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Maximise R exactly (to ``mip_gap`` relative); ``fixed_instances`` fixes N_c (mkp_view).
 
     ``formulation`` of P(rho): ``patterns`` (:mod:`.patterns`), ``levels`` (:mod:`.rate_model`) or ``auto``
     (patterns when every component has at most ``settings.pattern_limit`` candidates). ``warm_start``: a
     feasible solution JSON, the incumbent when it beats the search's own start (the search only ever needs a
-    placement's exact rate). ``settings``: every tunable (None: the defaults). With ``settings.processes`` > 1
+    placement's exact rate). ``incumbent``: a feasible solution JSON found before the method (the run's fast
+    heuristics, :func:`odrp.run.run_starts`), taken like a warm start after it (one that is not feasible is
+    ignored; the textbook formulation, which stays the plain model, ignores it). ``settings``: every tunable (None: the
+    defaults). Every improving placement and every bound of the problem the search proves is reported as it is
+    found (:mod:`.report`). With ``settings.processes`` > 1
     the level searches run on worker processes (:mod:`.parallel`), started by the first level search (none
     when no level search runs) and killed when ``solve`` returns or raises.
     """
     settings = ThroughputSettings() if settings is None else settings
-    if formulation == "textbook":
+    if formulation == "textbook":  # the plain model as measured: no incumbent from outside
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r}; expected one of {', '.join(SOLVERS)}")
         return textbook.solve(inst, solver, time_limit, mip_gap, fixed_instances, warm_start)
@@ -135,9 +141,8 @@ def solve(
         raise ValueError(f"processes must be at least 1, got {settings.processes}")
     nodes = parallel.Workers(inst, settings.processes, solver, settings) if settings.processes > 1 else None
     with nodes or contextlib.nullcontext():
-        return _RateSearch(inst, solver, time_limit, mip_gap, fixed_instances, formulation, settings, nodes).run(
-            warm_start
-        )
+        search = _RateSearch(inst, solver, time_limit, mip_gap, fixed_instances, formulation, settings, nodes)
+        return search.run(warm_start, incumbent)
 
 
 class _RateSearch:
@@ -202,12 +207,68 @@ class _RateSearch:
         left = self.budget.left()
         return None if left is None else time.perf_counter() + share * left
 
-    def run(self, given: dict[str, Any] | None) -> ExactOutcome:
+    def _bound(self, upper: float) -> float:
+        """``upper``, reported as a bound of the problem (:mod:`.report`; not with counts fixed: a bound of the
+        packing at those counts only)."""
+        if self.fixed is None:
+            report.bound(upper)
+        return upper
+
+    def _offered(self, incumbent: Counts | None, given: dict[str, Any] | None, source: str) -> Counts | None:
+        """The better of ``incumbent`` and the solution ``given`` from outside (a warm start, or the run's
+        incumbent: ``source``), recorded in ``stats[source]``; with counts fixed, ``incumbent``."""
+        if given is None:
+            return incumbent
+        if source == "incumbent" and not evaluate(self.inst, given, source).feasible:
+            return incumbent  # a warm start that is not feasible is bad input (below), the run's incumbent is skipped
+        given_rate = checked_start(evaluate, self.inst, given)
+        used = self.fixed is None and (incumbent is None or given_rate > rate(self.inst, incumbent))
+        self.stats[source] = {
+            "objective": given_rate,
+            "accepted": used,
+            "solver_objective": None,
+            "solver_log": ["the incumbent of the rate search" if used else "not used: the search's start was better"],
+        }
+        return parse_solution(self.inst, given, source.replace("_", " ")) if used else incumbent
+
+    def _side(self) -> bool:
+        """Whether the portfolio's primal side has started (:meth:`_beside`)."""
+        return self.nodes is not None and self.nodes.descent is not None
+
+    def _beside(self, incumbent: Counts | None, upper: float) -> None:
+        """The portfolio: above ``portfolio_above`` components x machines, with worker processes, a time limit and
+        the level form, the packing search above ``incumbent`` (up to the bound ``upper``) and the count descent
+        from its placement start now on a worker (:meth:`.parallel.Workers.descend`) and run beside the bounds, their
+        placements taken as they come (:meth:`_collect`, the level searches and the ladder), instead of in this
+        process between the bounds."""
+        inst, settings, nodes = self.inst, self.settings, self.nodes
+        if (
+            nodes is None
+            or incumbent is None
+            or self.deadline is None
+            or self.pool is not None
+            or not settings.branching
+            or inst.n_components * inst.n_machines <= settings.portfolio_above
+            or not self._workers_worth()
+        ):
+            return
+        nodes.descend(incumbent, rate(inst, incumbent), self.budget.left(), settings.rungs.patience, upper)
+
+    def _collect(self, incumbent: Counts, best: float) -> tuple[Counts, float]:
+        """The incumbent raised by the placements the portfolio's descent has sent so far (:meth:`_beside`)."""
+        for found, counts in self.nodes.drain() if self.nodes is not None else []:
+            if found > best:
+                incumbent, best = counts, found
+                report.incumbent(self.inst, counts, "count descent")
+        return incumbent, best
+
+    def run(self, given: dict[str, Any] | None, outside: dict[str, Any] | None = None) -> ExactOutcome:
+        """The search, offered the warm start ``given`` and the run's incumbent ``outside`` (solution JSONs)."""
         inst, settings, stats, deadline = self.inst, self.settings, self.stats, self.deadline
         upper = bounds.fluid_bound(inst)
         if upper is None:
             return self._outcome("infeasible", None, None, None, "the fluid relaxation is infeasible")
-        stats["fluid_bound"] = upper
+        stats["fluid_bound"] = self._bound(upper)
 
         nodes, large = self.nodes, self.large
         climbing = (
@@ -219,24 +280,17 @@ class _RateSearch:
                 incumbent, stats["hetero_greedy"], stats["fluid_rounding"] = warm_start(
                     inst, settings, self._share(settings.start_box)
                 )
-                if incumbent is not None and large:
+                report.incumbent(inst, incumbent, "start")
+                incumbent, given = self._offered(incumbent, given, "warm_start"), None
+                incumbent, outside = self._offered(incumbent, outside, "incumbent"), None
+                self._beside(incumbent, upper)
+                if incumbent is not None and large and not self._side():
                     box = self._share(settings.packing_box)
                     incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+                    report.incumbent(inst, incumbent, "packing")
+        incumbent = self._offered(self._offered(incumbent, given, "warm_start"), outside, "incumbent")
         best = rate(inst, incumbent) if incumbent is not None else None
         stats["start_rate"] = best
-        if given is not None:
-            given_rate = checked_start(evaluate, inst, given)
-            used = self.fixed is None and (best is None or given_rate > best)
-            if used:
-                incumbent, best = parse_solution(inst, given, "warm start"), given_rate
-            stats["warm_start"] = {
-                "objective": given_rate,
-                "accepted": used,
-                "solver_objective": None,
-                "solver_log": [
-                    "the incumbent of the rate search" if used else "not used: the search's own start was better"
-                ],
-            }
         if incumbent is None:
             feasible = self._round(0.0, deadline, False)
             if feasible.status == "infeasible":
@@ -244,13 +298,15 @@ class _RateSearch:
             if feasible.counts is None:
                 return self._outcome(feasible.status, None, None, upper, feasible.message)
             incumbent, best = feasible.counts, rate(inst, feasible.counts)
+            report.incumbent(inst, incumbent, "P(0)")
         assert best is not None
+        incumbent, best = self._collect(incumbent, best)
         if settings.pattern_lp and best > 0 and not large:
             box = self._share(settings.bound_box)
             upper = min(
                 upper, pattern_bound.upper_bound(inst, best, upper, box, max_iterations=settings.pattern_lp_iterations)
             )
-        stats["pattern_bound"] = upper
+        stats["pattern_bound"] = self._bound(upper)
         config_lp = settings.config_lp
         if large and config_lp is None and best > 0:  # large: the configuration LP first, P(rho) rarely decides
             config_lp = False
@@ -259,8 +315,9 @@ class _RateSearch:
                 inst, best, upper, self._share(settings.large_config_box), precision=settings.config_precision,
                 first=settings.large_config_first, tables=self.cache.tables,
             )  # fmt: skip
-            upper = min(upper, lowered[0])
+            upper = self._bound(min(upper, lowered[0]))
             stats["config_coarse"], stats["config_coarse_s"] = upper, time.perf_counter() - now
+            incumbent, best = self._collect(incumbent, best)
             if climbing and self._workers_worth():  # the time left: the ladder and the count descent on the workers
                 stats["config_bound"] = upper
                 climbed = ladder.climb(inst, best, incumbent, upper, lowered[1], deadline, nodes, self.gap)  # type: ignore[arg-type]
@@ -268,10 +325,11 @@ class _RateSearch:
                 stats["count_descent"] = climbed.descent or {}
                 if climbed.best > best:
                     incumbent, best = climbed.counts, rate(inst, climbed.counts)
-                upper = min(upper, climbed.bound)
+                upper = self._bound(min(upper, climbed.bound))
             else:
-                upper = self._fine_config_bound(best, upper, lowered[1])
+                upper = self._bound(self._fine_config_bound(best, upper, lowered[1]))
                 if deadline is not None:  # P(rho) decides no round at this size: the time left improves the incumbent
+                    incumbent, best = self._collect(incumbent, best)
                     incumbent, best = improved(inst, incumbent, deadline, stats, settings)
         if config_lp is None:
             config_lp = self.pool is None and inst.n_components * inst.n_machines <= settings.config_up_to
@@ -288,6 +346,7 @@ class _RateSearch:
         branching_now = False
         columns: HasColumns | None = None  # the last configuration LP: its columns start the next
         while True:
+            incumbent, best = self._collect(incumbent, best)
             if best > 0 and relative_gap(best, upper, "max") <= self.gap:  # type: ignore[operator]
                 break
             now = time.perf_counter()
@@ -300,7 +359,7 @@ class _RateSearch:
                 if searched.best > best:
                     incumbent, best, reach = searched.counts, searched.best, settings.bisect  # type: ignore[assignment]
                 if searched.proven:
-                    upper, reach = min(upper, searched.rho), settings.bisect
+                    upper, reach = self._bound(min(upper, searched.rho)), settings.bisect
                     continue
                 if deadline is not None:  # the deadline, or a leaf's P(rho) stopped by its time limit just before it
                     status, message = "time_limit", "time limit reached"
@@ -322,7 +381,7 @@ class _RateSearch:
             limit = deadline if box is None else min(now + max(box, settings.min_box), deadline)  # type: ignore[operator]
             result = self._round(target, limit, settings.fluid_levels, hint=incumbent, work=work)
             if result.status == "infeasible":
-                upper, reach = min(upper, target), settings.bisect
+                upper, reach = self._bound(min(upper, target)), settings.bisect
                 if best == 0:
                     break
                 continue
@@ -331,10 +390,11 @@ class _RateSearch:
                     if config_lp and best > 0:  # first, once: the configuration LP may refute rates here
                         config_lp = False
                         upper, columns, branching_now = self._config_bound(best, upper)
-                        if branching_now and settings.search_start:  # the level search's targets start from the best
+                        if branching_now and settings.search_start and not self._side():  # targets from the best
                             with self._stage("descent"):
                                 box = self._share(settings.packing_box)
                                 incumbent, stats["packing"] = packing_start(inst, incumbent, upper, settings, box)
+                                report.incumbent(inst, incumbent, "packing")
                                 incumbent, best = improved(
                                     inst, incumbent, self._share(settings.descent_box), stats, settings,
                                     settings.descent_starts, settings.descent_patience,
@@ -347,6 +407,7 @@ class _RateSearch:
             found = rate(inst, result.counts)
             if found > best:
                 incumbent, best, spurious, reach = result.counts, found, 0, settings.bisect
+                report.incumbent(inst, incumbent, "P(rho)")
             else:  # a solution within the solver's tolerance of rho, not above the incumbent: step past it
                 spurious += 1
                 if spurious > 3:  # the solver's tolerance cannot separate rho from the incumbent
@@ -364,7 +425,7 @@ class _RateSearch:
                 self.inst, best, upper, self._share(settings.config_box), precision=settings.config_precision,
                 tables=self.cache.tables,
             )  # fmt: skip
-        upper = self.stats["config_bound"] = min(upper, lowered)
+        upper = self.stats["config_bound"] = self._bound(min(upper, lowered))
         return upper, columns, branching
 
     def level_round(
@@ -394,6 +455,8 @@ class _RateSearch:
     def _outcome(
         self, status: str, solution: dict[str, Any] | None, objective: float | None, bound: float | None, message: str
     ) -> ExactOutcome:
+        if self.nodes is not None and self.nodes.descent is not None:
+            self.stats.setdefault("count_descent", self.nodes.descent)
         if status == "optimal" and objective is not None:
             bound = max(objective, bound) if bound is not None else objective
         run = SolverRun(

@@ -18,7 +18,7 @@ from typing import Any
 
 from odrp.heuristics.throughput import hetero_greedy
 from odrp.kinds.throughput.evaluator import evaluate_counts, rate
-from odrp.kinds.throughput.exact import bounds, count_descent, packing, polish
+from odrp.kinds.throughput.exact import bounds, count_descent, packing, polish, report
 from odrp.kinds.throughput.exact.settings import ThroughputSettings
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance, parse_solution
 
@@ -83,10 +83,12 @@ def improved(
     descents or ``patience`` seconds after the last better placement), then block ascent. Records
     ``stats["count_descent"]`` and ``stats["improve"]``."""
     descended, stats["count_descent"] = count_descent.multistart(
-        inst, incumbent, deadline, settings.improve_seed, starts, patience=patience, settings=settings.descent
-    )
+        inst, incumbent, deadline, settings.improve_seed, starts, patience=patience, settings=settings.descent,
+        found=lambda placement: report.incumbent(inst, placement, "count descent"),
+    )  # fmt: skip
     stats["count_descent"]["rate"] = rate(inst, descended)
     ascended = polish.reinsert(inst, descended, deadline=deadline)
     before, after = rate(inst, incumbent), rate(inst, ascended)
     stats["improve"] = {"start": before, "rate": after}
+    report.incumbent(inst, ascended, "block ascent")
     return (ascended, after) if after > before else (incumbent, before)

@@ -7,8 +7,10 @@ an instance with the solver and the solve's settings, then tasks until end of fi
   its leaves solved by :func:`.rounds.box_solver`;
 - ``rung`` (the same, the leaves' CP-SAT seconds and the split rule): a node of a ladder's rung
   (:mod:`.ladder`), its leaves dived first (:func:`.ladder.leaf_solver`);
-- ``descend`` (a placement, seconds left, patience): a ladder's count descent
-  (:func:`.count_descent.multistart`), each better placement sent as it comes, then the descent's numbers.
+- ``descend`` (a placement, seconds left, patience, a bound or None): the count descent beside the bounds and
+  the searches (:func:`.count_descent.multistart`, its patience in this worker's CPU seconds), after the
+  packing search when a bound is given (:func:`.starts.packing_start`), each better placement sent as it comes,
+  then the descent's numbers.
 
 A new instance replaces the old one, with a new :class:`.cache.Cache` for it. Answers go to a copy of fd 1,
 and fd 1 itself to /dev/null, so that solver output cannot mix into them; each carries the worker's CPU
@@ -38,6 +40,7 @@ from odrp.kinds.throughput.exact.level_search import evaluate
 from odrp.kinds.throughput.exact.parallel import read_message, write_message
 from odrp.kinds.throughput.exact.rounds import box_solver
 from odrp.kinds.throughput.exact.settings import LevelSearchSettings, ThroughputSettings
+from odrp.kinds.throughput.exact.starts import packing_start
 from odrp.kinds.throughput.instance import Counts, ThroughputInstance
 
 
@@ -92,7 +95,7 @@ def main(parent: int) -> None:
             continue
         assert held is not None
         try:
-            if message[0] == "descend":  # the count descent beside a ladder's nodes (:mod:`.ladder`)
+            if message[0] == "descend":  # the count descent beside the bounds and searches (Workers.descend)
                 _descend(held, message[1:], answers)
                 continue
             rho, node, columns, left = message[1:5]
@@ -108,17 +111,28 @@ def main(parent: int) -> None:
 
 
 def _descend(held: _Instance, task: tuple, answers: IO[bytes]) -> None:
-    """A ladder's count descent (:mod:`.ladder`): each better placement as it comes, then the descent's numbers."""
+    """The count descent beside the bounds and searches (:meth:`.parallel.Workers.descend`): with a bound ``upper``
+    first the packing search above the placement (:func:`.starts.packing_start`, ``packing_box`` of the time left),
+    then the descent from the better of the two; each better placement as it comes, then the descent's numbers."""
     inst, settings = held.inst, held.settings
-    counts, left, patience = task
-    deadline = None if left is None else time.perf_counter() + left
+    counts, left, patience, upper = task
+    now = time.perf_counter()
+    deadline = None if left is None else now + left
+    start = rate(inst, counts)
 
     def found(placement: Counts) -> None:
         write_message(answers, ("ok", ("placement", rate(inst, placement), placement), time.process_time()))
 
+    packed = None
+    if upper is not None:
+        box = None if left is None else now + settings.packing_box * left
+        counts, packed = packing_start(inst, counts, upper, settings, box)
+        if rate(inst, counts) > start:
+            found(counts)
     _, stats = count_descent.multistart(
-        inst, counts, deadline, settings.improve_seed, None, found, patience, settings.descent
+        inst, counts, deadline, settings.improve_seed, None, found, patience, settings.descent, time.process_time
     )
+    stats["packing"] = packed
     write_message(answers, ("ok", ("descended", stats), time.process_time()))
 
 
