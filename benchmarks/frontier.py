@@ -18,6 +18,7 @@ bound, gap, wall time, the load at its start), so a table can be printed again w
     python -m benchmarks.frontier --seeds 1001-1005 --out tuning.jsonl              # the tuning seeds
     python -m benchmarks.frontier --seeds 2001-2005 --tree before=/tmp/old --tree after=. --out report.jsonl
     python -m benchmarks.frontier --table report.jsonl                               # the table again
+    python -m benchmarks.frontier --exact-only --tree before=/tmp/old --out before.jsonl  # one tree's exact runs
     python -m benchmarks.frontier --kinds latency --sizes 1 --seeds 2001            # one size of one kind
 
 Seeds 1001-1005 are the tuning seeds of the exact methods' choices and constants; 2001-2005 are held
@@ -126,7 +127,8 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
                     path.write_text(json.dumps(data))
                     common = {"kind": name, "size": label, "seed": seed, "time_limit": args.time_limit}
                     runs = [(tree_label, tree, "exact") for tree_label, tree in trees]
-                    runs += [("heuristic", trees[-1][1], method) for method in kind.starts]
+                    if not args.exact_only:
+                        runs += [("heuristic", trees[-1][1], method) for method in kind.starts]
                     for tree_label, tree, method in runs:
                         argv = ["solve", str(path), "--time-limit", str(args.time_limit)]
                         argv += [] if method == "exact" else ["--method", method]
@@ -195,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="2001-2005", help="e.g. 1001-1005 (tuning) or 2001-2005 (report)")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=PATH", help="a source tree to run")
+    parser.add_argument(
+        "--exact-only", action="store_true", help="no heuristic runs (a table of several files takes them from any)"
+    )
     parser.add_argument("--out", default="", help="append every run as a JSON line to this file")
     parser.add_argument("--table", nargs="*", default=None, metavar="FILE", help="print the table of these files")
     args = parser.parse_args(argv)

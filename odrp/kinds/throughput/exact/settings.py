@@ -162,7 +162,7 @@ class ThroughputSettings:
     """Above this many components x machines (the level form, worker processes, a time limit), the count descent
     runs on a worker process from the first start on, beside the bounds, and its placements are taken as they
     come (the portfolio); at or below it the descent runs in this process before the first level search, as the
-    10 x 10 defaults were measured. Measured on the 15 x 15 and 20 x 30 tuning seeds (methods/throughput.md)."""
+    10 x 10 defaults were measured (docs/methods/throughput.md)."""
     ladder: bool = True
     """Above ``config_up_to``, under a time limit, with worker processes: the time after the configuration
     bound goes to a ladder of level searches (:mod:`.ladder`) instead of the fine grid and the count descent."""
