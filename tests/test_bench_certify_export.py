@@ -15,7 +15,6 @@ import csv
 import itertools
 import json
 import shutil
-import subprocess
 
 import pyarrow.parquet as pq
 import pytest
@@ -26,6 +25,7 @@ from odrp.bench.export import export
 from odrp.bench.grid import canonical_json, instance_sha256
 from odrp.bench.optimum import certify_rows
 from odrp.bench.resolve import resolve, second_solver
+from tests.test_bench_export import forge_checksums, write_csv
 
 SEEDS = {"K0": 1, "K1": 0, "K2": 3}
 
@@ -170,30 +170,11 @@ def test_a_best_known_solution_that_does_not_score_is_found(made, tmp_path, run_
     pq.write_table(
         pa.Table.from_pylist(table, schema=pq.read_schema(copy / "results.parquet")), copy / "results.parquet"
     )
-    sums = subprocess.run(
-        "sha256sum $(find . -type f ! -name SHA256SUMS | sed 's|^./||' | sort)",
-        shell=True,
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    (copy / "SHA256SUMS").write_text(sums)
+    forge_checksums(copy)
     lines = list(optima_lines(copy).values())
     k1 = [line for line in lines if line["instance"] == "kp-K1"]
-    with open(copy / "optima.csv", "w", newline="") as handle:  # keep only K1, so the sample is K1
-        writer = csv.DictWriter(handle, fieldnames=list(lines[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(k1)
-    sums = subprocess.run(
-        "sha256sum $(find . -type f ! -name SHA256SUMS | sed 's|^./||' | sort)",
-        shell=True,
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    (copy / "SHA256SUMS").write_text(sums)
+    write_csv(copy / "optima.csv", k1)  # keep only K1, so the sample is K1
+    forge_checksums(copy)
     [checked] = resolve(copy, 1, time_limit=30)
     assert checked.finding is not None and "the evaluator scores its solution 0" in checked.finding.detail
 

@@ -127,6 +127,27 @@ def read_csv(path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+def write_csv(path, lines: list[dict[str, str]]) -> None:
+    """Rewrite an export's CSV file with ``lines`` (the columns of the first)."""
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(lines[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(lines)
+
+
+def forge_checksums(folder) -> None:
+    """Rewrite ``folder``'s SHA256SUMS to agree with its files, by coreutils' sha256sum (as a forger would)."""
+    sums = subprocess.run(
+        "sha256sum $(find . -type f ! -name SHA256SUMS | sed 's|^./||' | sort)",
+        shell=True,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    (folder / "SHA256SUMS").write_text(sums)
+
+
 def test_bench_stores_every_instance_as_solved(made, run_cli):
     out, _, kp, _ = made
     frame = dataset.read(out)
@@ -208,19 +229,8 @@ def test_resolve_finds_a_forged_optimum_even_with_matching_checksums(made, tmp_p
     lines = read_csv(copy / "optima.csv")
     for line in lines:
         line["optimum"] = repr(float(line["optimum"]) + 1.0)  # every optimum one better than it is
-    with open(copy / "optima.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(lines[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(lines)
-    sums = subprocess.run(
-        "sha256sum $(find . -type f ! -name SHA256SUMS | sed 's|^./||' | sort)",
-        shell=True,
-        cwd=copy,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    (copy / "SHA256SUMS").write_text(sums)
+    write_csv(copy / "optima.csv", lines)
+    forge_checksums(copy)
     assert run_cli("dataset", "verify", str(copy)).returncode == 0  # the checksums agree: it takes a solver
     proc = run_cli("dataset", "verify", str(copy), "--resolve", "1")
     assert proc.returncode == 2
