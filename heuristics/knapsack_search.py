@@ -28,11 +28,16 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
 from odrp.kinds.knapsack.family import CAPACITY_RTOL, Family
 
 EPS = 1e-9
 """Smallest gain that counts as an improvement."""
+
+
+class OutOfTime(Exception):
+    """The deadline came before the greedy placed every copy that must be placed."""
 
 
 @dataclass(frozen=True)
@@ -64,13 +69,11 @@ class State:
         self.gk = np.array([group_index[g] for g in f.groups], dtype=int)
         self.N = np.zeros((c, len(group_index)), dtype=int)
         self.loads = np.zeros((f.n_dimensions, k))
-        self.Qk = np.zeros((c, c))
-        self.Qg = np.zeros((c, c))
-        for a, b, qk, qg in zip(f.pair_a, f.pair_b, f.pair_knapsack, f.pair_group, strict=True):
-            self.Qk[a, b] += qk
-            self.Qk[b, a] += qk
-            self.Qg[a, b] += qg
-            self.Qg[b, a] += qg
+        a, b = np.asarray(f.pair_a, dtype=int), np.asarray(f.pair_b, dtype=int)
+        both = (np.concatenate([a, b]), np.concatenate([b, a]))  # symmetric, duplicate pairs summed
+        self.paired = len(a) > 0
+        self.Qk = sparse.csr_array((np.tile(np.asarray(f.pair_knapsack, float), 2), both), shape=(c, c))
+        self.Qg = sparse.csr_array((np.tile(np.asarray(f.pair_group, float), 2), both), shape=(c, c))
         self.slack = f.capacity + CAPACITY_RTOL * np.maximum(1.0, np.abs(f.capacity))
 
     # -- state changes --------------------------------------------------------------------------
@@ -92,7 +95,10 @@ class State:
 
     # -- gains (raw objective changes; multiply by f.sign to maximise) ---------------------------
     def _pair(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """Pair profit one more copy of each class in ``rows`` would earn in each knapsack."""
+        """Pair profit one more copy of each class in ``rows`` would earn in each knapsack (sparse: a class
+        has few partners, and the kinds without pair profits have none)."""
+        if not self.paired:
+            return np.zeros((self.n[rows].shape[0], self.f.n_knapsacks))
         same = self.Qk[rows] @ self.n
         grouped = self.Qg[rows] @ (self.N[:, self.gk] - self.n)
         return same + grouped
@@ -135,26 +141,30 @@ class State:
 # ---------------------------------------------------------------------------------- greedy
 
 
-def greedy(state: State) -> bool:
-    """Fill ``state`` greedily (see the module docstring); False when a copy that must be placed cannot be."""
+def greedy(state: State, deadline: float | None = None) -> bool:
+    """Fill ``state`` greedily (see the module docstring); False when a copy that must be placed cannot be.
+
+    Past ``deadline`` the knapsack kinds keep what is packed (a feasible solution); where every copy must
+    be placed, :class:`OutOfTime` is raised."""
     f = state.f
     if f.exactly_one:
-        return _regret_greedy(state)
+        return _regret_greedy(state, deadline)
     room = np.zeros((f.n_classes, f.n_knapsacks))
     for d in f.hard:
         with np.errstate(divide="ignore", invalid="ignore"):
             room += np.where(f.capacity[d] > 0, f.weight[d] / np.maximum(f.capacity[d], EPS), np.inf)
     room = np.maximum(room, EPS)
-    while True:
+    while deadline is None or time.perf_counter() < deadline:
         gain = f.sign * state.add_gains()
         score = np.where(gain > EPS, gain / room, np.nan)
         if np.isnan(score).all():
             return True
         c, k = np.unravel_index(np.nanargmax(score), score.shape)
         state.move(int(c), int(k))
+    return True
 
 
-def _regret_greedy(state: State) -> bool:
+def _regret_greedy(state: State, deadline: float | None) -> bool:
     """MTHG: regret on the objective gain first; if that strands a copy, again on the room taken."""
     f = state.f
     room = np.zeros((f.n_classes, f.n_knapsacks))
@@ -162,14 +172,16 @@ def _regret_greedy(state: State) -> bool:
         room += f.weight[d] / np.maximum(f.capacity[d], EPS)
     for desirability in ("gain", "room"):
         state.reset(np.zeros_like(state.n))
-        if _regret_fill(state, None if desirability == "gain" else -room):
+        if _regret_fill(state, None if desirability == "gain" else -room, deadline):
             return True
     return False
 
 
-def _regret_fill(state: State, fixed: np.ndarray | None) -> bool:
+def _regret_fill(state: State, fixed: np.ndarray | None, deadline: float | None) -> bool:
     f = state.f
     while True:
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise OutOfTime
         left = np.flatnonzero(f.count - state.n.sum(axis=1) > 0)
         if not len(left):
             return True
@@ -182,7 +194,7 @@ def _regret_fill(state: State, fixed: np.ndarray | None) -> bool:
         best = ordered[:, 0]
         second = ordered[:, 1] if f.n_knapsacks > 1 else np.full(len(left), -np.inf)
         regret = np.where(np.isfinite(second), best - second, np.inf)
-        i = max(range(len(left)), key=lambda i: (regret[i], best[i], -left[i]))
+        i = np.lexsort((-left, best, regret))[-1]  # the largest regret, then gain, then the first class
         state.move(int(left[i]), int(np.nanargmax(gain[i])))
 
 
@@ -329,6 +341,9 @@ def warm_start(f: Family, seconds: float, settings: LocalSearchSettings, seed: i
     """Counts of a good solution within ``seconds`` (greedy, then local search), None if greedy fails."""
     deadline = time.perf_counter() + seconds
     state = State(f)
-    if not greedy(state):
+    try:
+        if not greedy(state, deadline):
+            return None
+    except OutOfTime:
         return None
     return local_search(state, seed, settings, deadline)

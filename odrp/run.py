@@ -292,9 +292,16 @@ def _race(
         call = (solver, time_limit, mip_gap, options, warm_start, threads)
         return lambda: _run_exact(kind, instance, f, *call, starts)
 
-    outcomes = race([member(f) for f in formulations], decided=_decided, time_limit=time_limit)
-    if isinstance(outcomes[0], InputError | UnknownMethod):  # bad input is refused, whoever else answered
-        raise outcomes[0]
+    refusal = (InputError, UnknownMethod)
+    outcomes = race(
+        [member(f) for f in formulations],
+        decided=_decided,
+        refused=lambda error: isinstance(error, refusal),
+        time_limit=time_limit,
+    )
+    refused = next((o for o in outcomes if isinstance(o, refusal)), None)
+    if refused is not None:  # bad input (a licence too small for the model) is refused at once, by any member
+        raise refused
     results = [o for o in outcomes if isinstance(o, Result)]
     if not results:  # every racer failed: raise the first's error (or say that it died)
         first = next((o for o in outcomes if isinstance(o, BaseException)), None)

@@ -7,6 +7,8 @@ The small scheduler examples are worked out by hand from the papers' and Storm's
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from odrp.core.taskview import Node, Task, TaskView
@@ -152,3 +154,20 @@ def test_schedulers_on_the_rstorm_linear_instance():
     for name in STORM + FAMILY_HEURISTICS:
         result = run_method(KINDS["qm3dkp"], instance, name)
         assert result.verified and result.objective <= optimum.objective + 1e-6, name
+
+
+@pytest.mark.parametrize("name", FAMILY_HEURISTICS)
+def test_the_heuristics_keep_their_time_limit_on_a_large_instance(name):
+    """In the method's own process (as the exact method's starts run them): a GAP of 2,501 jobs, whose regret
+    greedy takes seconds, ends at a 0.5 s limit without a placement and says why; a knapsack keeps what it
+    has packed by then, a feasible solution."""
+    gap = KINDS["gap"].load(gen.gap(seed=1, agents=2, jobs=2501, gap_type="c"), "large")
+    began = time.perf_counter()
+    result = run_method(KINDS["gap"], gap, name, time_limit=0.5)
+    assert time.perf_counter() - began < 0.5 + 1.0
+    assert result.solution is None and "time limit" in result.message, result.message
+    kp = KINDS["kp"].load(gen.kp(seed=1, items=20000), "large")
+    began = time.perf_counter()
+    result = run_method(KINDS["kp"], kp, name, time_limit=0.5)
+    assert time.perf_counter() - began < 0.5 + 1.0
+    assert result.verified and result.objective >= 0, result.message

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from odrp.core.errors import InputError
 from odrp.core.exact import ExactOutcome
 from odrp.core.limits import GRACE, MethodDied
 from odrp.core.race import race
@@ -50,6 +51,39 @@ def test_members_past_the_limit_are_stopped():
     outcomes = race([_slow, lambda: "quick"], decided=lambda value: False, time_limit=0.5)
     assert outcomes == [None, "quick"]
     assert time.perf_counter() - began <= 0.5 + GRACE + MARGIN
+
+
+def test_a_refused_member_stops_the_others():
+    """Bad input from one member (a licence too small for its model) ends the race at once."""
+
+    def refused() -> str:
+        raise KeyError("refused")
+
+    began = time.perf_counter()
+    outcomes = race(
+        [_slow, refused], decided=lambda value: False, refused=lambda e: isinstance(e, KeyError), time_limit=20
+    )
+    assert outcomes[0] is None and isinstance(outcomes[1], KeyError)
+    assert time.perf_counter() - began < 5
+
+
+@TWO_CORES
+def test_the_default_is_refused_when_a_racer_is_refused(monkeypatch):
+    """A textbook racer refused as bad input refuses the run, while the default still runs: no wait for the limit."""
+    kind = KINDS["qkp"]
+
+    def refused_unless_stuck(instance, **keywords):
+        if keywords.get("formulation") == "textbook":
+            raise InputError("command line", "--solver", "a solver whose licence covers this model")
+        time.sleep(60)
+        return ExactOutcome(SolverRun("x", "time_limit", None, None, None, 60.0), None, {})
+
+    monkeypatch.setitem(KINDS, "qkp", dataclasses.replace(kind, exact=refused_unless_stuck))
+    instance = kind.load(kind.generators["random"](seed=2, items=12), "tiny")
+    began = time.perf_counter()
+    with pytest.raises(InputError, match="licence"):
+        run_method(KINDS["qkp"], instance, time_limit=30, starts=False)
+    assert time.perf_counter() - began < 10
 
 
 def test_a_member_that_dies_is_reported():

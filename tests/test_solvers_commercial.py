@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import json
 import sys
+import time
 
 import pytest
 
@@ -95,18 +96,23 @@ def test_a_mip_start_is_reported_and_threads_recorded(name):
     assert result.metrics["method_stats"]["threads"] == 1
 
 
+@pytest.mark.parametrize("limit", [(), ("--time-limit", "30")], ids=["no-limit", "limit"])
 @pytest.mark.parametrize("name", NAMES)
-def test_a_model_over_the_free_licence_is_one_line_and_exit_2(name, tmp_path, capfd):
+def test_a_model_over_the_free_licence_is_one_line_and_exit_2(name, limit, tmp_path, capfd):
+    """With a time limit too: the default races the textbook model beside ``auto``, and the first member the
+    licence refuses ends the run at once, long before the limit."""
     runs_here(name)
     path = tmp_path / "kp.json"
     jobs = commercial.SOLVERS[name].free_size // 2 + 1  # the textbook GAP model: 2 x jobs binaries
     path.write_text(json.dumps(odrp.generate("gap", seed=1, agents=2, jobs=jobs, gap_type="c")))
-    code = main(["solve", str(path), "--solver", name])
+    began = time.perf_counter()
+    code = main(["solve", str(path), "--solver", name, *limit])
+    elapsed = time.perf_counter() - began
     out, err = capfd.readouterr()
     if commercial.availability(name) == commercial.AVAILABLE:  # a full licence: the model is solved
         assert code == 0 and "Traceback" not in err, err
         return
-    assert code == 2
+    assert code == 2 and (not limit or elapsed < 25), (code, elapsed, err)  # not at the watchdog (30 s + grace)
     lines = err.strip().splitlines()
     assert out == "" and len(lines) == 1 and "--solver" in lines[0] and "licence" in lines[0], err
 

@@ -30,13 +30,14 @@ def race(
     members: Sequence[Callable[[], T]],
     *,
     decided: Callable[[T], bool],
+    refused: Callable[[BaseException], bool] | None = None,
     time_limit: float | None = None,
 ) -> list[T | BaseException | None]:
     """Run ``members`` at once; per member its value, what it raised, or None (stopped, or died).
 
     The race ends when every member has answered, when one answers a value for which ``decided`` is
-    true (the others are killed), or ``GRACE`` seconds after ``time_limit`` (the members still running
-    are killed).
+    true or raises an error for which ``refused`` is true (the others are killed), or ``GRACE`` seconds
+    after ``time_limit`` (the members still running are killed).
     """
     share = budget() // max(1, len(members))
     running: dict[Any, tuple[int, int]] = {}
@@ -68,7 +69,10 @@ def race(
                 receive.close()
                 outcomes[position] = _outcome(message, pid, share)
                 value = outcomes[position]
-                if not isinstance(value, BaseException) and value is not None and decided(value):
+                if isinstance(value, BaseException):
+                    if refused is not None and refused(value):
+                        return outcomes
+                elif value is not None and decided(value):
                     return outcomes
     finally:
         for receive, (_, pid) in running.items():
