@@ -194,3 +194,21 @@ def test_an_export_without_certificate_columns_still_verifies(made, tmp_path):
     checked = resolve(copy, 3, time_limit=30)
     assert [item.file for item in checked] == ["instances/kp/kp-K0.json"]  # the proven one alone
     assert checked[0].finding is None
+
+
+def test_the_reference_summary_counts_tiers_and_certified_gaps(made, capsys):
+    """benchmarks/reference_summary.py on the export alone: K0 proven by two solvers, K1 and K2 bounded;
+    K1's best known is 0.5 from its bound and K2's 0.4, relative to the best known; greedy's largest gap
+    to the best bound is the largest of (bound - greedy) / greedy over the three."""
+    from benchmarks.reference_summary import main
+
+    _, dest, instances, optima = made
+    assert main([str(dest)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    greedy = {name: odrp.solve(data, method="greedy").objective for name, data in instances.items()}
+    largest = max(0.5 / optima["K1"], 0.4 / greedy["K2"])
+    assert f"| frontier | 3 | 1 | 0 | 2 | 0 | {100 * largest:.2f}% |" in lines
+    bounds = {"K0": optima["K0"], "K1": optima["K1"] + 0.5, "K2": greedy["K2"] + 0.4}
+    worst = max((bounds[n] - greedy[n]) / greedy[n] for n in instances)
+    row = next(line for line in lines if line.startswith("| frontier | greedy |"))
+    assert row.endswith(f"| {100 * worst:.2f}% |") and "| 3 | 3 |" in row, row
