@@ -10,7 +10,9 @@ grid use, runs it in a child process under the time limit and the memory budget
 
 **An exact run is never worse than the fast heuristics.** Every exact run (but the textbook model's,
 which stays the plain model it is measured as) first runs its kind's fast heuristics
-(``ProblemKind.starts``) on :data:`START_SHARE` of its time limit, hands the best verified placement to
+(``ProblemKind.starts``) on :data:`START_SHARE` of its time limit (the first of them, the kind's
+one-pass construction, may take longer, up to the run's limit: see :func:`run_starts`), hands the best
+verified placement to
 the exact method as its incumbent (``incumbent=``, where the method takes it), and returns the better
 of the exact method's answer and that placement (:func:`floored`): a run that ends without a solution of
 its own still returns the heuristics' one, with the exact method's bound and a message saying so.
@@ -366,17 +368,24 @@ def _decided(result: Result) -> bool:
 def run_starts(kind: ProblemKind, instance: Any, *, time_limit: float | None, seed: int = 0) -> list[Result]:
     """The kind's fast heuristics (``ProblemKind.starts``), in their order, on :data:`START_SHARE` of
     ``time_limit`` (:data:`START_SECONDS` without one) together: each gets an equal part of what is left
-    when its turn comes, so that a quick one leaves its time to the next. Every verified placement is
-    reported as an incumbent (:mod:`odrp.core.progress`). Returns their Results."""
+    when its turn comes, so that a quick one leaves its time to the next. The first, the kind's one-pass
+    construction, may use the run's whole ``time_limit`` instead (None: no limit): on a short limit and
+    a large instance its share would end it before it places anything, and then the run would have no
+    incumbent at all (a construction stops at its limit). Every verified placement is reported as an
+    incumbent (:mod:`odrp.core.progress`). Returns their Results."""
     share = START_SECONDS if time_limit is None else START_SHARE * time_limit
     began = time.perf_counter()
     names = [name for name in kind.starts if name in heuristics() and kind.name in heuristics()[name].kinds]
     results = []
     for position, name in enumerate(names):
         left = share - (time.perf_counter() - began)
-        if left <= 0:
+        if position == 0:
+            limit = time_limit
+        elif left > 0:
+            limit = left / (len(names) - position)
+        else:
             break
-        result = run_method(kind, instance, name, time_limit=left / (len(names) - position), seed=seed)
+        result = run_method(kind, instance, name, time_limit=limit, seed=seed)
         if result.verified and result.solution is not None:
             progress.incumbent(result.solution, name)
         results.append(result)
