@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from odrp.core.method import Heuristic, HeuristicOutcome
-from odrp.heuristics.knapsack_search import LocalSearchSettings, OutOfTime, State, greedy, local_search
+from odrp.heuristics.knapsack_search import LocalSearchSettings, State, construct, local_search
 from odrp.kinds.knapsack.family import KINDS, Family
 from odrp.kinds.knapsack.mapping import family_of, solution_of
 
@@ -30,18 +30,13 @@ def _outcome(instance: Any, f: Family, counts: np.ndarray, stats: dict[str, Any]
     return HeuristicOutcome(solution_of(instance, f, counts), f.objective(counts), stats)
 
 
-TOO_LATE = "the time limit came before every copy that must be placed was placed"
-
-
 def _greedy(instance: Any, *, seed: int = 0, time_limit: float | None = None) -> HeuristicOutcome:
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     f = family_of(instance)
     state = State(f)
-    try:
-        if not greedy(state, deadline):
-            return HeuristicOutcome(None, None, {}, "greedy: a copy that must be placed fits in no knapsack")
-    except OutOfTime:
-        return HeuristicOutcome(None, None, {}, f"greedy: {TOO_LATE}")
+    failed = construct(state, deadline)
+    if failed is not None:
+        return HeuristicOutcome(None, None, {}, f"greedy: {failed}")
     return _outcome(instance, f, state.copy_counts(), {"placed": int(state.n.sum())})
 
 
@@ -56,11 +51,9 @@ def _local_search(
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     f = family_of(instance)
     state = State(f)
-    try:
-        if not greedy(state, deadline):
-            return HeuristicOutcome(None, None, {}, "local_search: the greedy start leaves a copy that fits nowhere")
-    except OutOfTime:
-        return HeuristicOutcome(None, None, {}, f"local_search: {TOO_LATE} by the greedy start")
+    failed = construct(state, deadline)
+    if failed is not None:
+        return HeuristicOutcome(None, None, {}, f"local_search: its greedy start failed: {failed}")
     start = f.objective(state.n)
     counts = local_search(state, seed, settings, deadline)
     stats = {"greedy_objective": start, "iterations": settings.iterations, "strength": settings.kick_size(f)}

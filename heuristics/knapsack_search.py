@@ -164,6 +164,16 @@ def greedy(state: State, deadline: float | None = None) -> bool:
     return True
 
 
+def construct(state: State, deadline: float | None = None) -> str | None:
+    """:func:`greedy` from an empty ``state``: None when it places every copy that must be placed, else why not
+    (a copy fits in no knapsack, or the deadline came first)."""
+    try:
+        placed = greedy(state, deadline)
+    except OutOfTime:
+        return "the time limit came before every copy that must be placed was placed"
+    return None if placed else "a copy that must be placed fits in no knapsack"
+
+
 def _regret_greedy(state: State, deadline: float | None) -> bool:
     """MTHG: regret on the objective gain first; if that strands a copy, again on the room taken."""
     f = state.f
@@ -341,9 +351,6 @@ def warm_start(f: Family, seconds: float, settings: LocalSearchSettings, seed: i
     """Counts of a good solution within ``seconds`` (greedy, then local search), None if greedy fails."""
     deadline = time.perf_counter() + seconds
     state = State(f)
-    try:
-        if not greedy(state, deadline):
-            return None
-    except OutOfTime:
+    if construct(state, deadline) is not None:
         return None
     return local_search(state, seed, settings, deadline)

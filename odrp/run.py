@@ -12,10 +12,10 @@ grid use, runs it in a child process under the time limit and the memory budget
 which stays the plain model it is measured as) first runs its kind's fast heuristics
 (``ProblemKind.starts``) on :data:`START_SHARE` of its time limit (the first of them, the kind's
 one-pass construction, may take longer, up to the run's limit: see :func:`run_starts`), hands the best
-verified placement to
-the exact method as its incumbent (``incumbent=``, where the method takes it), and returns the better
-of the exact method's answer and that placement (:func:`floored`): a run that ends without a solution of
-its own still returns the heuristics' one, with the exact method's bound and a message saying so.
+verified placement to the exact method as its incumbent (``incumbent=``, where the method takes it),
+and returns the better of the exact method's answer and that placement (:func:`floored`): a run that
+ends without a solution of its own still returns the heuristics' one, with the exact method's bound
+and a message saying so.
 
 **What a run finds leaves it as it is found.** Inside :func:`run_within_limits` every incumbent and
 bound a method reports (:mod:`odrp.core.progress`: the start heuristics' placements, the solvers'
