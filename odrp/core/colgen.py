@@ -70,6 +70,48 @@ class Pricing:
     None when the pricing proved nothing (then no bound is computed this round)."""
 
 
+def price_units(
+    h: Any,
+    units: Sequence[tuple[int, int]],
+    n_items: int,
+    unit_costs: np.ndarray,
+    time_limit: float | None,
+    known: Counts | None,
+    threshold: float,
+) -> Pricing:
+    """Run an exact pricing MILP held by ``h`` (highspy, maximising) whose first columns are one binary
+    per unit (item, k), k < demand, ordered x_{i,k} >= x_{i,k+1}: set their costs, the time limit and,
+    from ``known`` (counts), a MIP start; solve. A column prices out when its value exceeds
+    ``threshold``: the least reduced cost is ``threshold`` minus the MILP's optimum, or minus its dual
+    bound when the time ran out (None when it has none). The best counts found are the column."""
+    import highspy
+
+    nu = len(units)
+    h.changeColsCost(nu, np.arange(nu, dtype=np.int32), unit_costs)
+    h.setOptionValue("time_limit", math.inf if time_limit is None else max(0.05, time_limit))
+    h.clearSolver()
+    if known is not None:
+        x = np.array([1.0 if k < known[i] else 0.0 for i, k in units])
+        h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
+    h.run()
+    info = h.getInfo()
+    columns: list[Counts] = []
+    if info.primal_solution_status == 2:
+        x = h.getSolution().col_value
+        n = [0] * n_items
+        for q, (i, _) in enumerate(units):
+            if x[q] > 0.5:
+                n[i] += 1
+        columns.append(tuple(n))
+    if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+        best = max(info.mip_dual_bound, info.objective_function_value)
+    elif math.isfinite(info.mip_dual_bound) and info.mip_dual_bound < highspy.kHighsInf:
+        best = info.mip_dual_bound
+    else:
+        return Pricing(columns, None)
+    return Pricing(columns, threshold - best - 1e-9 * max(1.0, abs(best)))
+
+
 class Pricer(Protocol):
     """The kind's side of the column generation."""
 

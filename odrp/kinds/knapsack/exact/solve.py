@@ -47,16 +47,21 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from odrp.core import progress
+from odrp.core.colgen import GenerationSettings
 from odrp.core.errors import InputError
 from odrp.core.exact import ExactOutcome, checked_start, model_size, warm_start_stats
+from odrp.core.memory import ModelTooLarge
 from odrp.core.result import relative_gap
 from odrp.core.solvers import DEFAULT_MIP_GAP, DEFAULT_SOLVER, SolverRun, solver_version
 from odrp.core.solvers import solve as solve_model
+from odrp.core.solvers.run import c_stdout_silenced
 from odrp.heuristics import knapsack_search as search
 from odrp.kinds.knapsack.evaluator import evaluator_of
 from odrp.kinds.knapsack.exact import (
     arcflow,
     bounds,
+    configurations,
     gap_lagrangian,
     milp,
     patterns,
@@ -138,6 +143,14 @@ def solve(
         handed = found
         options = dataclasses.replace(options, objective_bound=found.bound)  # the bound it proved
         stats["objective_bound"] = found.bound
+    configured = None
+    if _configurations_pay(family, formulation, solver, settings):
+        configured = _configuration_bound(family, incumbent, time_limit, start, stats, settings)
+        if math.isfinite(configured):
+            known = options.objective_bound
+            options = dataclasses.replace(
+                options, objective_bound=configured if known is None else min(known, configured)
+            )
     reduced, incumbent = _reduction(family, incumbent, settings, time_limit, start, stats)
     setup = _Setup(
         options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings, threads
@@ -153,15 +166,20 @@ def solve(
     if incumbent is not None:
         counts = _better(family, run, counts, incumbent, stats)
     if handed is not None:
-        _take_handed(family, run, handed, stats)
+        _take_bound(family, run, handed.bound, "lagrangian", stats)
         if handed.counts is not None:
             counts = _better(family, run, counts, handed.counts, stats, "lagrangian")
+    if configured is not None and math.isfinite(configured):
+        _take_bound(family, run, configured, "configurations", stats)
     if run.bound is None and run.status == "time_limit":
         run.bound = bounds.profit_bound(family)
         stats["bound_from"] = "profits alone"
     if counts is None:
         return ExactOutcome(run, None, stats)
     _rescore(run, family, counts, stats)
+    if run.status == "time_limit" and run.gap is not None and run.gap <= mip_gap:
+        run.status, run.message = "optimal", ""  # the incumbent meets a bound proven before the model ran
+        stats["proven_by"] = stats.get("bound_from", "solver")
     return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
@@ -447,13 +465,47 @@ def _solve_lagrangian(
     return found
 
 
-def _take_handed(family: Family, run: SolverRun, handed: gap_lagrangian.HandOver, stats: dict[str, Any]) -> None:
-    """The run's bound is the better of the solver's and the one the Lagrangian search proved."""
+def _take_bound(family: Family, run: SolverRun, bound: float, source: str, stats: dict[str, Any]) -> None:
+    """The run's bound is the better of the solver's and ``bound``, which an earlier stage proved."""
     if run.status in ("optimal", "infeasible", "error"):
         return
-    if run.bound is None or family.sign * (run.bound - handed.bound) > 0:
-        run.bound = handed.bound
-        stats["bound_from"] = "lagrangian"
+    if run.bound is None or family.sign * (run.bound - bound) > 0:
+        run.bound = bound
+        stats["bound_from"] = source
+
+
+def _configurations_pay(family: Family, formulation: str, solver: str, settings: KnapsackSettings) -> bool:
+    """Whether the configuration bound runs before the model (``configuration_bound``; None: see its doc)."""
+    if settings.configuration_bound is not None:
+        if settings.configuration_bound and not configurations.applies(family):
+            expected = "false for this instance: it needs pair profits and exactly one knapsack per copy (qm3dkp)"
+            raise InputError("command line", "--param configuration_bound", expected)
+        return settings.configuration_bound
+    return solver == "highs" and family.n_knapsacks > 1 and configurations.applies(family)
+
+
+def _configuration_bound(
+    family: Family,
+    incumbent: Any,
+    time_limit: float | None,
+    start: float,
+    stats: dict[str, Any],
+    settings: KnapsackSettings,
+) -> float:
+    """The bound of :mod:`.configurations`, generated until ``configuration_share`` of the time limit
+    (inf when a part has none by then); reported as the problem's bound as soon as it is proven."""
+    deadline = None if time_limit is None else start + settings.configuration_share * time_limit
+    generation = GenerationSettings(exact_time_limit=settings.configuration_pricing_seconds)
+    try:
+        with c_stdout_silenced():  # HiGHS prints some MIP messages to the C stdout even when silent
+            found = configurations.configuration_bound(family, deadline, incumbent, generation)
+    except ModelTooLarge as error:  # the bound is a help, not a need: the model runs without it
+        stats["configurations"] = {"skipped": error.expected}
+        return math.inf
+    stats["configurations"] = {"bound": found.bound, **found.stats}
+    if math.isfinite(found.bound):
+        progress.bound(found.bound)  # a maximisation (configurations.applies)
+    return found.bound
 
 
 def _infeasible(family: Family, solver: str, start: float, stats: dict[str, Any]) -> ExactOutcome | None:

@@ -46,7 +46,6 @@ when it meets that bound within the run's MIP gap.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Sequence
@@ -57,7 +56,7 @@ import numpy as np
 
 from odrp.core import progress
 from odrp.core.budget import Budget
-from odrp.core.colgen import Column, Counts, GenerationSettings, Master, Pricing, dive, generate
+from odrp.core.colgen import Column, Counts, GenerationSettings, Master, Pricing, dive, generate, price_units
 from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
@@ -287,37 +286,12 @@ class LatencyPricer:
         return self._models[t]
 
     def exact(self, t: int, pi: np.ndarray, mu: float, time_limit: float | None) -> Pricing:
-        import highspy
-
         self.exact_calls += 1
         h, units = self._model(t)
-        nu = len(units)
-        h.changeColsCost(nu, np.arange(nu, dtype=np.int32), np.array([pi[a] for a, _ in units]))
-        h.setOptionValue("time_limit", math.inf if time_limit is None else max(0.05, time_limit))
-        h.clearSolver()
-        best_known = self.best_found.get(t)
-        if best_known is not None:  # a MIP start: the best group the heuristic found at these duals
-            x = np.array([1.0 if k < best_known[a] else 0.0 for a, k in units])
-            h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
-        h.run()
-        info = h.getInfo()
+        costs = np.array([pi[a] for a, _ in units])
+        # the MIP start: the best group the heuristic found at these duals
         threshold = self.data.per_group - mu
-        columns: list[Counts] = []
-        if info.primal_solution_status == 2:
-            x = h.getSolution().col_value
-            n = [0] * self.m
-            for q, (a, _) in enumerate(units):
-                if x[q] > 0.5:
-                    n[a] += 1
-            columns.append(tuple(n))
-        status = h.getModelStatus()
-        if status == highspy.HighsModelStatus.kOptimal:
-            best = max(info.mip_dual_bound, info.objective_function_value)
-        elif math.isfinite(info.mip_dual_bound) and info.mip_dual_bound < highspy.kHighsInf:
-            best = info.mip_dual_bound
-        else:
-            return Pricing(columns, None)
-        return Pricing(columns, threshold - best - 1e-9 * max(1.0, abs(best)))
+        return price_units(h, units, self.m, costs, time_limit, self.best_found.get(t), threshold)
 
 
 # ---------------------------------------------------------------------------- the method
