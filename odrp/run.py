@@ -178,7 +178,8 @@ def run_method(
             given = judge_solution(kind, instance, warm_start, "warm start")
             floor += [given] if given is not None else []
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-        racers = [] if chosen else [f for f in kind.race if f in kind.formulations]
+        raced = not kind.race_solvers or (solver or kind.default_solver) in kind.race_solvers
+        racers = [] if chosen or not raced else [f for f in kind.race if f in kind.formulations]
         cores = threads if threads is not None else _cores()
         if racers and cores >= 2:
             share = None if threads is None else max(1, threads // (1 + len(racers)))

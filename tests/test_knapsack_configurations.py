@@ -20,7 +20,7 @@ from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.exact import configurations
 from odrp.kinds.knapsack.mapping import family_of
 from odrp.registry import KINDS
-from odrp.run import run_method
+from odrp.run import UnknownMethod, run_method
 from tests.knapsack_bruteforce import optimum as brute_force
 
 
@@ -136,18 +136,42 @@ def test_the_exact_pricing_equals_enumeration(seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_exact_method_with_the_bound_equals_brute_force(seed):
+def test_the_formulation_is_never_above_its_bound_nor_the_bound_below_brute_force(seed):
     instance = load(gen.qm3dkp(seed=seed, components=4, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
-    result = run_method(KINDS["qm3dkp"], instance, "exact", options={"configuration_bound": True})
+    best = brute_force("qm3dkp", instance)
+    result = run_method(KINDS["qm3dkp"], instance, "exact", formulation="configurations", starts=False)
+    assert result.verified and result.objective <= best + 1e-6
+    assert result.bound >= best - 1e-6
+    assert result.metrics["method_stats"]["formulation"] == "configurations"
+    if result.status == "optimal":  # proven only where the incumbent meets the bound
+        assert result.objective == pytest.approx(best) and result.bound == pytest.approx(best)
+    else:
+        assert result.bound > result.objective
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_default_races_it_and_equals_brute_force(seed):
+    instance = load(gen.qm3dkp(seed=seed, components=4, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
+    result = run_method(KINDS["qm3dkp"], instance, "exact", threads=2)
     assert result.status == "optimal" and result.verified
     assert result.objective == pytest.approx(brute_force("qm3dkp", instance))
-    assert result.metrics["method_stats"]["configurations"]["bound"] >= result.objective - 1e-6
+    assert [r["formulation"] for r in result.metrics["method_stats"]["race"]] == ["auto", "configurations"]
 
 
-def test_the_bound_is_refused_where_it_does_not_apply():
+def test_it_is_raced_beside_highs_only():
+    # a second opinion proves with its own solver: no HiGHS search beside CBC
+    instance = load(gen.qm3dkp(seed=1, components=4, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
+    result = run_method(KINDS["qm3dkp"], instance, "exact", solver="cbc", threads=2)
+    assert result.status == "optimal" and "race" not in result.metrics["method_stats"]
+
+
+def test_the_formulation_is_refused_where_it_does_not_apply():
     instance = load(gen.qkp(seed=1, items=8))
-    with pytest.raises(InputError, match="configuration_bound"):
-        run_method(KINDS["qkp"], instance, "exact", options={"configuration_bound": True})
+    with pytest.raises(UnknownMethod, match="formulation"):
+        run_method(KINDS["qkp"], instance, "exact", formulation="configurations")
+    qm3dkp = load(gen.qm3dkp(seed=1, components=4, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
+    with pytest.raises(InputError, match="highs"):
+        run_method(KINDS["qm3dkp"], qm3dkp, "exact", formulation="configurations", solver="cbc")
 
 
 def test_the_bound_is_skipped_when_its_pricing_model_is_over_the_memory_budget():
@@ -168,7 +192,8 @@ def test_the_bound_is_skipped_when_its_pricing_model_is_over_the_memory_budget()
     assert pricer.model_size(0)[0] == 60 + 60 + 60 * 60
     compact = 10 * estimate(2 * 2 + 2 * 61, 200, 2000)  # what the compact model of 2 counts x 2 nodes needs
     with memory_budget(compact):
-        result = run_method(KINDS["qm3dkp"], instance, "exact", options={"configuration_bound": True})
-    # every task pair on one node: 60 x 60 pairs x 36 / 3600 = 36
-    assert result.status == "optimal" and result.objective == pytest.approx(36.0)
+        result = run_method(KINDS["qm3dkp"], instance, "exact", formulation="configurations", starts=False)
+    # every task pair on one node: 60 x 60 pairs x 36 / 3600 = 36, which the local search finds, unproven
+    assert result.verified and result.objective == pytest.approx(36.0)
+    assert result.bound is None and result.status == "feasible"  # no time limit, no bound
     assert "skipped" in result.metrics["method_stats"]["configurations"]

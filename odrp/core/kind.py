@@ -42,6 +42,9 @@ class ProblemKind:
     - ``race``: formulations raced beside ``auto`` when an exact run may use two cores or more
       (:func:`odrp.run.run_method`, :mod:`odrp.core.race`): the run answers with the best incumbent and
       the best bound of the racers, and stops as soon as one of them proves the optimum;
+    - ``race_solvers``: the solvers with which ``race`` is raced (empty: every solver). A racer that is
+      one of the package's own searches on HiGHS is raced only beside a HiGHS run, so that a run of
+      another solver (a second opinion) proves with that solver alone;
     - ``model_markdown``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
       from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
       ``solution_format``: its solution JSON in one line; an export's datasheet gives both.
@@ -70,6 +73,7 @@ class ProblemKind:
     settings: type | None = None
     starts: tuple[str, ...] = ()
     race: tuple[str, ...] = ()
+    race_solvers: tuple[str, ...] = ()
     model_markdown: str = ""
     solution_format: str = ""
     models: Callable[..., Writable] | None = None

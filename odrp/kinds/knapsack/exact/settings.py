@@ -165,16 +165,9 @@ class KnapsackSettings:
     reduction_share: float = field(default=0.8, metadata={"ge": 0, "le": 1})
     """The tabu search and the reduction may run until this share of the time limit (jeu_100_75_9 needs
     about 45 CPU s of reduction, then 4 s of MILP; half of a 60 s limit cut it short)."""
-    configuration_bound: bool | None = None
-    """Bound the optimum first by column generation over the contents of knapsacks and of groups
-    (:mod:`odrp.kinds.knapsack.exact.configurations`): the bound becomes the cut objective <= bound of
-    the model and the run's bound where the model's own is worse. None: for a family it applies to
-    (pair profits, exactly one knapsack per copy: qm3dkp) with two knapsacks or more, solved with HiGHS."""
-    configuration_share: float = field(default=0.8, metadata={"ge": 0, "le": 1})
-    """The configuration bound may run until this share of the time limit (it stops earlier when both
-    its parts are proven)."""
     configuration_pricing_seconds: float = field(default=5.0, metadata={"gt": 0})
-    """The longest one exact pricing of one bin type may take (its dual bound serves when it stops)."""
+    """``--formulation configurations`` (:mod:`odrp.kinds.knapsack.exact.configurations`): the longest one
+    exact pricing of one bin type may take (its dual bound serves when it stops)."""
     auto_pattern_limit: int = field(default=20_000, metadata={"ge": 0})
     """``auto`` takes the pattern model for identical knapsacks only while they have at most this many patterns."""
     pattern_limit: int = field(default=200_000, metadata={"ge": 0})

@@ -11,7 +11,9 @@ the kind's solution. ``settings`` is a :class:`~odrp.kinds.knapsack.exact.settin
 ``compact`` (the model of :mod:`.milp`, solved with HiGHS, CBC or CP-SAT through
 :mod:`odrp.core.solvers`), ``patterns`` (the configuration model of :mod:`.patterns`, for identical
 knapsacks), ``arcflow`` (the search of :mod:`.arcflow` for the multiple knapsack, HiGHS only),
-``lagrangian`` (the search of :mod:`.gap_lagrangian` for the GAP, HiGHS only) or ``auto``: the
+``lagrangian`` (the search of :mod:`.gap_lagrangian` for the GAP, HiGHS only), ``configurations`` (the
+bound of :mod:`.configurations` for a qm3dkp, then a local search for the time left, HiGHS only; raced
+beside ``auto`` by default, :func:`_solve_configurations`) or ``auto``: the
 arc-flow search for a multiple knapsack with two knapsacks or more, the Lagrangian search for a GAP
 of at most ``lagrangian.auto_items`` items (with HiGHS, for ``lagrangian.auto_share`` of the limit;
 then its bound and best assignment go to the compact model, and the result keeps the better of each),
@@ -76,7 +78,7 @@ from odrp.kinds.knapsack.mapping import counts_of_solution, family_of, solution_
 
 __all__ = ["FORMULATIONS", "set_start", "solve"]
 
-FORMULATIONS = ("auto", "textbook", "compact", "patterns", "arcflow", "lagrangian")
+FORMULATIONS = ("auto", "textbook", "compact", "patterns", "arcflow", "lagrangian", "configurations")
 
 
 def solve(
@@ -115,6 +117,8 @@ def solve(
     if settings.reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
         expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
         raise InputError("command line", "--param reduction", expected)
+    if formulation == "configurations":
+        return _solve_configurations(instance, family, solver, time_limit, mip_gap, incumbent, start, settings)
     if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver, settings.arcflow)):
         return _solve_arcflow(
             instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings.arcflow, threads
@@ -143,14 +147,6 @@ def solve(
         handed = found
         options = dataclasses.replace(options, objective_bound=found.bound)  # the bound it proved
         stats["objective_bound"] = found.bound
-    configured = None
-    if _configurations_pay(family, formulation, solver, settings):
-        configured = _configuration_bound(family, incumbent, time_limit, start, stats, settings)
-        if math.isfinite(configured):
-            known = options.objective_bound
-            options = dataclasses.replace(
-                options, objective_bound=configured if known is None else min(known, configured)
-            )
     reduced, incumbent = _reduction(family, incumbent, settings, time_limit, start, stats)
     setup = _Setup(
         options, formulation, solver, time_limit, mip_gap, start, stats, instance, warm_start, settings, threads
@@ -169,17 +165,12 @@ def solve(
         _take_bound(family, run, handed.bound, "lagrangian", stats)
         if handed.counts is not None:
             counts = _better(family, run, counts, handed.counts, stats, "lagrangian")
-    if configured is not None and math.isfinite(configured):
-        _take_bound(family, run, configured, "configurations", stats)
     if run.bound is None and run.status == "time_limit":
         run.bound = bounds.profit_bound(family)
         stats["bound_from"] = "profits alone"
     if counts is None:
         return ExactOutcome(run, None, stats)
     _rescore(run, family, counts, stats)
-    if run.status == "time_limit" and run.gap is not None and run.gap <= mip_gap:
-        run.status, run.message = "optimal", ""  # the incumbent meets a bound proven before the model ran
-        stats["proven_by"] = stats.get("bound_from", "solver")
     return ExactOutcome(run, solution_of(instance, family, counts), stats)
 
 
@@ -474,38 +465,59 @@ def _take_bound(family: Family, run: SolverRun, bound: float, source: str, stats
         stats["bound_from"] = source
 
 
-def _configurations_pay(family: Family, formulation: str, solver: str, settings: KnapsackSettings) -> bool:
-    """Whether the configuration bound runs before the model (``configuration_bound``; None: see its doc)."""
-    if settings.configuration_bound is not None:
-        if settings.configuration_bound and not configurations.applies(family):
-            expected = "false for this instance: it needs pair profits and exactly one knapsack per copy (qm3dkp)"
-            raise InputError("command line", "--param configuration_bound", expected)
-        return settings.configuration_bound
-    return solver == "highs" and family.n_knapsacks > 1 and configurations.applies(family)
-
-
-def _configuration_bound(
+def _solve_configurations(
+    instance: Any,
     family: Family,
-    incumbent: Any,
+    solver: str,
     time_limit: float | None,
-    start: float,
-    stats: dict[str, Any],
+    mip_gap: float,
+    incumbent: Any,
+    started: float,
     settings: KnapsackSettings,
-) -> float:
-    """The bound of :mod:`.configurations`, generated until ``configuration_share`` of the time limit
-    (inf when a part has none by then); reported as the problem's bound as soon as it is proven."""
-    deadline = None if time_limit is None else start + settings.configuration_share * time_limit
+) -> ExactOutcome:
+    """``--formulation configurations``: the bound of :mod:`.configurations`, generated until both its parts
+    are proven or the time is up, then the local search from the best start for the time left (until the
+    limit; without one, ``search.iterations`` rounds). Raced beside ``auto`` by default (qm3dkp, HiGHS)."""
+    reason = None if configurations.applies(family) else "pair profits and exactly one knapsack per copy (qm3dkp)"
+    _search_time_left("configurations", reason, solver, time_limit, started)
+    stats: dict[str, Any] = {"formulation": "configurations", **_sizes(family)}
+    infeasible = _infeasible(family, solver, started, stats)
+    if infeasible is not None:
+        return infeasible
+    deadline = None if time_limit is None else started + (1.0 - SOLVER_MARGIN_SHARE) * time_limit
     generation = GenerationSettings(exact_time_limit=settings.configuration_pricing_seconds)
     try:
         with c_stdout_silenced():  # HiGHS prints some MIP messages to the C stdout even when silent
             found = configurations.configuration_bound(family, deadline, incumbent, generation)
-    except ModelTooLarge as error:  # the bound is a help, not a need: the model runs without it
+    except ModelTooLarge as error:  # the bound is refused; the search below still runs
         stats["configurations"] = {"skipped": error.expected}
-        return math.inf
-    stats["configurations"] = {"bound": found.bound, **found.stats}
-    if math.isfinite(found.bound):
-        progress.bound(found.bound)  # a maximisation (configurations.applies)
-    return found.bound
+        bound = None
+    else:
+        stats["configurations"] = {"bound": found.bound, **found.stats}
+        bound = found.bound if math.isfinite(found.bound) else None
+        progress.bound(bound)  # a maximisation (configurations.applies)
+    if incumbent is not None:
+        stats["search_start"] = family.objective(incumbent)
+        clock = time.perf_counter()
+        rounds = settings.search.iterations if deadline is None else 2**31
+        state = search.State(family)
+        state.reset(incumbent)
+        found_counts = search.local_search(state, 1, dataclasses.replace(settings.search, iterations=rounds), deadline)
+        if family.objective(found_counts) > family.objective(incumbent):
+            incumbent = found_counts
+            progress.incumbent(solution_of(instance, family, incumbent), "local search")
+        stats["search_s"] = round(time.perf_counter() - clock, 3)
+    runtime = time.perf_counter() - started
+    objective = None if incumbent is None else family.objective(incumbent)
+    if bound is not None and objective is not None:
+        bound = max(bound, objective)
+    gap = relative_gap(objective, bound, family.sense) if objective is not None else None
+    status = (
+        "optimal" if gap is not None and gap <= mip_gap else ("time_limit" if time_limit is not None else "feasible")
+    )
+    message = "" if incumbent is not None else "no placement: the greedy placed no copy of some class"
+    run = SolverRun(solver_version("highs"), status, objective, bound, gap, runtime, message)
+    return ExactOutcome(run, None if incumbent is None else solution_of(instance, family, incumbent), stats)
 
 
 def _infeasible(family: Family, solver: str, start: float, stats: dict[str, Any]) -> ExactOutcome | None:
