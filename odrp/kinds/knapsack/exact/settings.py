@@ -165,6 +165,9 @@ class KnapsackSettings:
     reduction_share: float = field(default=0.8, metadata={"ge": 0, "le": 1})
     """The tabu search and the reduction may run until this share of the time limit (jeu_100_75_9 needs
     about 45 CPU s of reduction, then 4 s of MILP; half of a 60 s limit cut it short)."""
+    configuration_share: float = field(default=0.6, metadata={"ge": 0, "le": 1})
+    """``--formulation configurations``: the configuration bound may run until this share of the time limit
+    (it stops earlier once both its parts are proven); the local search takes the time left."""
     configuration_pricing_seconds: float = field(default=5.0, metadata={"gt": 0})
     """``--formulation configurations`` (:mod:`odrp.kinds.knapsack.exact.configurations`): the longest one
     exact pricing of one bin type may take (its dual bound serves when it stops)."""

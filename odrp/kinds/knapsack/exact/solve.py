@@ -476,8 +476,9 @@ def _solve_configurations(
     settings: KnapsackSettings,
 ) -> ExactOutcome:
     """``--formulation configurations``: the bound of :mod:`.configurations`, generated until both its parts
-    are proven or the time is up, then the local search from the best start for the time left (until the
-    limit; without one, ``search.iterations`` rounds). Raced beside ``auto`` by default (qm3dkp, HiGHS)."""
+    are proven or ``configuration_share`` of the limit, then the local search from the best start for the
+    time left (without a limit, ``search.iterations`` rounds). Raced beside ``auto`` by default (qm3dkp,
+    HiGHS)."""
     reason = None if configurations.applies(family) else "pair profits and exactly one knapsack per copy (qm3dkp)"
     _search_time_left("configurations", reason, solver, time_limit, started)
     stats: dict[str, Any] = {"formulation": "configurations", **_sizes(family)}
@@ -485,10 +486,11 @@ def _solve_configurations(
     if infeasible is not None:
         return infeasible
     deadline = None if time_limit is None else started + (1.0 - SOLVER_MARGIN_SHARE) * time_limit
+    bounded_by = None if time_limit is None else started + settings.configuration_share * time_limit
     generation = GenerationSettings(exact_time_limit=settings.configuration_pricing_seconds)
     try:
         with c_stdout_silenced():  # HiGHS prints some MIP messages to the C stdout even when silent
-            found = configurations.configuration_bound(family, deadline, incumbent, generation)
+            found = configurations.configuration_bound(family, bounded_by, incumbent, generation)
     except ModelTooLarge as error:  # the bound is refused; the search below still runs
         stats["configurations"] = {"skipped": error.expected}
         bound = None
