@@ -197,3 +197,16 @@ def test_the_bound_is_skipped_when_its_pricing_model_is_over_the_memory_budget()
     assert result.verified and result.objective == pytest.approx(36.0)
     assert result.bound is None and result.status == "feasible"  # no time limit, no bound
     assert "skipped" in result.metrics["method_stats"]["configurations"]
+
+
+def test_a_warm_start_is_its_first_incumbent_and_recorded():
+    instance = load(gen.qm3dkp(seed=2, components=4, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
+    given = run_method(KINDS["qm3dkp"], instance, "greedy").solution
+    result = run_method(
+        KINDS["qm3dkp"], instance, "exact", formulation="configurations", warm_start=given, starts=False
+    )
+    record = result.metrics["method_stats"]["warm_start"]
+    assert record["accepted"] and record["objective"] == pytest.approx(
+        KINDS["qm3dkp"].evaluate(instance, given, "<t>").objective
+    )
+    assert result.verified and result.objective >= record["objective"] - 1e-9

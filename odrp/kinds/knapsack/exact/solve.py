@@ -118,7 +118,9 @@ def solve(
         expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
         raise InputError("command line", "--param reduction", expected)
     if formulation == "configurations":
-        return _solve_configurations(instance, family, solver, time_limit, mip_gap, incumbent, start, settings)
+        return _solve_configurations(
+            instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings
+        )
     if formulation == "arcflow" or (formulation == "auto" and _arcflow_pays(family, solver, settings.arcflow)):
         return _solve_arcflow(
             instance, family, solver, time_limit, mip_gap, incumbent, start_objective, start, settings.arcflow, threads
@@ -472,6 +474,7 @@ def _solve_configurations(
     time_limit: float | None,
     mip_gap: float,
     incumbent: Any,
+    start_objective: float | None,
     started: float,
     settings: KnapsackSettings,
 ) -> ExactOutcome:
@@ -498,8 +501,8 @@ def _solve_configurations(
         stats["configurations"] = {"bound": found.bound, **found.stats}
         bound = found.bound if math.isfinite(found.bound) else None
         progress.bound(bound)  # a maximisation (configurations.applies)
+    _record_start(family, stats, start_objective, incumbent)
     if incumbent is not None:
-        stats["search_start"] = family.objective(incumbent)
         clock = time.perf_counter()
         rounds = settings.search.iterations if deadline is None else 2**31
         state = search.State(family)
