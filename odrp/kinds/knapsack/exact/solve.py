@@ -515,12 +515,13 @@ def _solve_configurations(
     runtime = time.perf_counter() - started
     objective = None if incumbent is None else family.objective(incumbent)
     if bound is not None and objective is not None:
-        bound = max(bound, objective)
+        if bound < objective - 1e-6 * max(1.0, abs(objective)):
+            raise RuntimeError(f"the configuration bound {bound} is below a feasible objective {objective}")
+        bound = max(bound, objective)  # equal within the pricing's tolerance
     gap = relative_gap(objective, bound, family.sense) if objective is not None else None
-    status = (
-        "optimal" if gap is not None and gap <= mip_gap else ("time_limit" if time_limit is not None else "feasible")
-    )
-    message = "" if incumbent is not None else "no placement: the greedy placed no copy of some class"
+    stopped = "time_limit" if time_limit is not None else "feasible"
+    status = "optimal" if gap is not None and gap <= mip_gap else stopped
+    message = "" if incumbent is not None else "no placement: the search start placed none within its time"
     run = SolverRun(solver_version("highs"), status, objective, bound, gap, runtime, message)
     return ExactOutcome(run, None if incumbent is None else solution_of(instance, family, incumbent), stats)
 
