@@ -298,6 +298,7 @@ def test_throughput_writes_one_step_of_the_bisection(tmp_path, capfd):
         ("throughput", {"components": 2, "machines": 2}, "levels", "rate search"),
         ("kp", {"items": 6}, "arcflow", "arc-flow search"),
         ("gap", {"agents": 3, "jobs": 6}, "lagrangian", "Lagrangian search"),
+        ("qm3dkp", {"components": 3, "racks": 1, "nodes_per_rack": 2}, "configurations", "configuration bound"),
     ],
 )
 def test_a_formulation_that_is_not_one_milp_is_one_line_with_exit_2(kind, params, formulation, named, tmp_path, capfd):

@@ -50,6 +50,7 @@ import numpy as np
 
 from odrp.core.colgen import Column, Counts, Generation, GenerationSettings, Master, Pricing, generate, price_units
 from odrp.core.memory import check_model
+from odrp.kinds.knapsack.exact.milp import upper_bounds
 from odrp.kinds.knapsack.family import CAPACITY_RTOL, Family
 
 __all__ = ["BinType", "ConfigurationBound", "PairPricer", "applies", "bin_types", "configuration_bound"]
@@ -92,12 +93,6 @@ def _pair_matrix(f: Family, coefficients: np.ndarray) -> np.ndarray:
     return w
 
 
-def _upper(f: Family) -> np.ndarray:
-    from odrp.kinds.knapsack.exact.milp import upper_bounds
-
-    return upper_bounds(f)
-
-
 def bin_types(f: Family) -> tuple[list[BinType], list[BinType]]:
     """The knapsack types and the group types of the module docstring."""
     hard, soft = list(f.hard), list(f.soft)
@@ -105,7 +100,7 @@ def bin_types(f: Family) -> tuple[list[BinType], list[BinType]]:
     group_of = {k: g for g, ks in enumerate(f.group_members) for k in ks}
     shared, alone = _pair_matrix(f, f.pair_knapsack - f.pair_group), _pair_matrix(f, f.pair_knapsack)
     grouped = _pair_matrix(f, f.pair_group)
-    ub = _upper(f)
+    ub = upper_bounds(f)
     penalty = np.array([f.penalty[d] for d in soft], dtype=float)
 
     knapsacks: dict[bytes, list[int]] = {}
@@ -169,7 +164,6 @@ class PairPricer:
         self.seeds, self.n_columns = seeds, columns
         self._models: dict[int, Any] = {}
         self.best_found: dict[int, Counts | None] = {}
-        self.exact_calls = 0
 
     # ----------------------------------------------------------------- values
     def value(self, t: int, counts: Any) -> float:
@@ -337,7 +331,6 @@ class PairPricer:
         return self._models[t]
 
     def exact(self, t: int, pi: np.ndarray, mu: float, time_limit: float | None) -> Pricing:
-        self.exact_calls += 1
         b = self.types[t]
         h, units = self._model(t)
         costs = np.array([b.profit[a] + pi[a] for a, _ in units])

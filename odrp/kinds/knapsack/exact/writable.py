@@ -7,7 +7,7 @@
   objective row (a floor at a heuristic's value) and the QKP reduction's fixings.
 - ``patterns``: the configuration model of :mod:`.patterns` (one integer per knapsack type and pattern),
   when its patterns number at most ``pattern_limit``.
-- ``arcflow`` and ``lagrangian``: searches over many models, no one MILP.
+- ``arcflow``, ``lagrangian`` and ``configurations``: searches over many models, no one MILP.
 - ``auto``: the model ``auto`` solves with HiGHS, when that is one model (the compact or the configuration
   model, or the textbook one for a large GAP); where ``auto`` runs the arc-flow search (a multiple
   knapsack) or the Lagrangian search (a small GAP), the textbook model.
@@ -44,6 +44,7 @@ SOLVER = "highs"
 SEARCHES = {
     "arcflow": "the arc-flow search (column generation over many restricted models)",
     "lagrangian": "the Lagrangian search (subgradient steps over knapsack subproblems, then a compact model)",
+    "configurations": "the configuration bound's column generation and a local search",
 }
 
 
