@@ -16,6 +16,7 @@ import pytest
 
 from odrp.core.colgen import GenerationSettings
 from odrp.core.errors import InputError
+from odrp.core.solvers.highs import run_highspy
 from odrp.kinds.knapsack import generators as gen
 from odrp.kinds.knapsack.exact import configurations
 from odrp.kinds.knapsack.mapping import family_of
@@ -116,6 +117,24 @@ def enumerated_best(pricer: configurations.PairPricer, t: int, pi: np.ndarray) -
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_exact_pricing_equals_enumeration(seed):
+    check_pricing(seed)
+
+
+def test_the_exact_pricing_holds_after_a_run_on_another_thread_count():
+    """HiGHS refuses a run whose thread count differs from that of its running scheduler; the pricing read
+    that refusal as a proof that nothing prices out (least reduced cost 0) until it reset the scheduler."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.addVar(0, 1)
+    h.changeColCost(0, -1)
+    assert run_highspy(h, "min", threads=3).objective == -1  # the scheduler now runs 3 threads
+    check_pricing(1)
+
+
+def check_pricing(seed: int) -> None:
+    """The exact pricing of every type of a tiny instance, at random duals, against enumeration."""
     instance = load(gen.qm3dkp(seed=seed, components=5, max_parallelism=2, racks=2, nodes_per_rack=2, load=0.9))
     node_types, group_types = configurations.bin_types(family_of(instance))
     rng = np.random.default_rng(seed)

@@ -56,6 +56,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from odrp.core.solvers.highs import use_threads
+
 Counts = tuple[int, ...]
 
 
@@ -93,7 +95,10 @@ def price_units(
     if known is not None:
         x = np.array([1.0 if k < known[i] else 0.0 for i, k in units])
         h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
-    h.run()
+    if h.run() == highspy.HighsStatus.kError:  # a scheduler started for another thread count refuses the run
+        use_threads(h.getOptionValue("threads")[1])
+        if h.run() == highspy.HighsStatus.kError:
+            return Pricing([], None)
     info = h.getInfo()
     columns: list[Counts] = []
     if info.primal_solution_status == 2:
@@ -103,10 +108,11 @@ def price_units(
             if x[q] > 0.5:
                 n[i] += 1
         columns.append(tuple(n))
-    if h.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+    status = h.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
         best = max(info.mip_dual_bound, info.objective_function_value)
-    elif math.isfinite(info.mip_dual_bound) and info.mip_dual_bound < highspy.kHighsInf:
-        best = info.mip_dual_bound
+    elif status == highspy.HighsModelStatus.kTimeLimit and math.isfinite(info.mip_dual_bound):
+        best = info.mip_dual_bound  # a solve that ran: its dual bound holds
     else:
         return Pricing(columns, None)
     return Pricing(columns, threshold - best - 1e-9 * max(1.0, abs(best)))
