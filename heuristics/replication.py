@@ -66,6 +66,7 @@ the evaluator.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -108,8 +109,10 @@ class SearchSettings(GreedySettings):
 class LocalSearchSettings(SearchSettings):
     """Settings of ``odrp_local_search``."""
 
-    restarts: int = field(default=40, metadata={"ge": 0})
-    """Ruin-and-recreate restarts from the best placement after the first descent."""
+    restarts: int | None = field(default=40, metadata={"ge": 0})
+    """Ruin-and-recreate restarts from the best placement after the first descent (None: until the time
+    limit or ``max_evaluations`` ends the search, 40 when there is neither; an exact run's race uses it
+    so, :data:`odrp.kinds.replication.kind.KIND`'s ``race_search``)."""
     ruin: int | None = field(default=None, metadata={"ge": 1})
     """Connected operators a restart takes off and puts back (None: a third of them, at least 2)."""
 
@@ -320,13 +323,13 @@ def ruin_and_recreate(state: PlacementState, rng: random.Random, size: int, effo
 
 
 def iterated_local_search(
-    start: PlacementState, rng: random.Random, effort: Effort, restarts: int, ruin: int
+    start: PlacementState, rng: random.Random, effort: Effort, restarts: int | None, ruin: int
 ) -> tuple[Placement, dict[str, Any]]:
     state = start
     best_f = descend(state, rng, effort)
     best = state.placement()
     descents, improvements, last = 1, 0, 0
-    for restart in range(1, restarts + 1):
+    for restart in itertools.count(1) if restarts is None else range(1, restarts + 1):
         if effort.budget.stopped:
             break
         state = PlacementState(state.t, best)
@@ -471,7 +474,10 @@ def run_local_search(
         return _failure(message, effort)
     start_f = state.utility()
     size = max(2, -(-tables.n_ops // 3)) if settings.ruin is None else settings.ruin
-    best, stats = iterated_local_search(state, rng, effort, settings.restarts, size)
+    restarts = settings.restarts
+    if restarts is None and time_limit is None and settings.max_evaluations is None:
+        restarts = LocalSearchSettings.restarts  # nothing else would end the search
+    best, stats = iterated_local_search(state, rng, effort, restarts, size)
     return _outcome(tables, best, effort, {"start_objective": start_f, **stats}, message)
 
 

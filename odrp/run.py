@@ -180,11 +180,15 @@ def run_method(
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
         raced = not kind.race_solvers or (solver or kind.default_solver) in kind.race_solvers
         racers = [] if chosen or not raced else [f for f in kind.race if f in kind.formulations]
+        searched = kind.race_search is not None and not chosen and not racers and left is not None
         cores = threads if threads is not None else _cores()
-        if racers and cores >= 2:
-            share = None if threads is None else max(1, threads // (1 + len(racers)))
+        if (racers or searched) and cores >= 2:
+            share = None if threads is None else max(1, threads // (1 + len(racers) + searched))
             call = (solver, left, mip_gap, options, warm_start, share)
-            result = _race(kind, instance, [formulation, *racers], *call, floor)
+            members = [(f or "auto", _exact_member(kind, instance, f, *call, floor)) for f in [formulation, *racers]]
+            if searched:
+                members.append(_search_member(kind, instance, left, seed, floor))
+            result = _race(kind, instance, members, left, mip_gap, share)
         else:
             call = (solver, left, mip_gap, options, warm_start, threads)
             result = _run_exact(kind, instance, formulation, *call, floor)
@@ -273,10 +277,10 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _race(
+def _exact_member(
     kind: ProblemKind,
     instance: Any,
-    formulations: list[str | None],
+    formulation: str | None,
     solver: str | None,
     time_limit: float | None,
     mip_gap: float,
@@ -284,20 +288,46 @@ def _race(
     warm_start: dict[str, Any] | None,
     threads: int | None,
     floor: list[Result],
+) -> Callable[[], Result]:
+    """A race member: the exact method with ``formulation`` (the textbook model without the starts)."""
+    starts = floor if formulation not in TEXTBOOK else []
+    call = (solver, time_limit, mip_gap, options, warm_start, threads)
+    return lambda: _run_exact(kind, instance, formulation, *call, starts)
+
+
+def _search_member(
+    kind: ProblemKind, instance: Any, time_limit: float, seed: int, floor: list[Result]
+) -> tuple[str, Callable[[], Result]]:
+    """The kind's ``race_search`` as a race member: its heuristic with its options, from the best
+    placement of ``floor`` where its settings take a ``start``, for ``time_limit`` seconds."""
+    assert kind.race_search is not None
+    name, given = kind.race_search
+    heuristic = heuristic_for(name, kind)
+    options: dict[str, Any] = dict(given)
+    best = best_of(kind, instance, floor)
+    fields = set() if heuristic.settings is None else {f.name for f in dataclasses.fields(heuristic.settings)}
+    if best is not None and "start" in fields:
+        options["start"] = best.solution
+    settings = None if heuristic.settings is None else dataclasses.replace(heuristic.settings(), **options)
+    return name, lambda: _run_heuristic(kind, instance, name, time_limit, seed, settings, time.perf_counter())
+
+
+def _race(
+    kind: ProblemKind,
+    instance: Any,
+    members: list[tuple[str, Callable[[], Result]]],
+    time_limit: float | None,
+    mip_gap: float,
+    threads: int | None,
 ) -> Result:
-    """The exact method with each of ``formulations`` at once (:mod:`odrp.core.race`), combined: the first
-    formulation's Result, with the best verified incumbent and the best bound of all, optimal when one
-    of them proves it (or when the two meet within ``mip_gap``). ``method_stats.race`` records each."""
+    """The named ``members`` at once (:mod:`odrp.core.race`), combined: the first member's Result (the
+    exact method's), with the best verified incumbent and the best bound of all, optimal when one of
+    them proves it (or when incumbent and bound meet within ``mip_gap``). ``method_stats.race`` records
+    each member by its formulation (``auto`` for the default) or, for ``race_search``, its heuristic."""
     began = time.perf_counter()
-
-    def member(f: str | None) -> Callable[[], Result]:
-        starts = floor if f not in TEXTBOOK else []
-        call = (solver, time_limit, mip_gap, options, warm_start, threads)
-        return lambda: _run_exact(kind, instance, f, *call, starts)
-
     refusal = (InputError, UnknownMethod)
     outcomes = race(
-        [member(f) for f in formulations],
+        [member for _, member in members],
         decided=_decided,
         refused=lambda error: isinstance(error, refusal),
         time_limit=time_limit,
@@ -306,12 +336,12 @@ def _race(
     if refused is not None:  # bad input (a licence too small for the model) is refused at once, by any member
         raise refused
     results = [o for o in outcomes if isinstance(o, Result)]
-    if not results:  # every racer failed: raise the first's error (or say that it died)
+    if not any(r.method == "exact" for r in results):  # every formulation failed: raise the first's error
         first = next((o for o in outcomes if isinstance(o, BaseException)), None)
         raise first if first is not None else MethodDied("every raced formulation died without an answer")
     sense = getattr(instance, "sense", kind.sense)
     decided = next((r for r in results if _decided(r)), None)
-    primary = decided or (outcomes[0] if isinstance(outcomes[0], Result) else results[0])
+    primary = decided or next(r for r in [outcomes[0], *results] if isinstance(r, Result) and r.method == "exact")
     best = best_of(kind, instance, results) or primary
     bounds = [r.bound for r in results if r.bound is not None and r.status != "infeasible"]
     bound = (min(bounds) if sense == "max" else max(bounds)) if bounds else None
@@ -325,19 +355,19 @@ def _race(
     given = [_threads_of(o, threads) for o in outcomes]
     if "threads" in stats and None not in given:  # the run's threads are its members' together
         stats["threads"] = sum(given)
+    names = [name for name, _ in members]
     stats["race"] = [
         {
-            "formulation": f or "auto",
+            "formulation": f,
             "status": o.status if isinstance(o, Result) else ("stopped" if o is None else type(o).__name__),
             "objective": o.objective if isinstance(o, Result) else None,
             "bound": o.bound if isinstance(o, Result) else None,
             "runtime_s": round(o.runtime_s, 3) if isinstance(o, Result) else None,
             "threads": t,
         }
-        for f, o, t in zip(formulations, outcomes, given, strict=True)
+        for f, o, t in zip(names, outcomes, given, strict=True)
     ]
     metrics = dict(best.metrics, method_stats=stats)
-    names = [f or "auto" for f in formulations]
     won = next((name for name, o in zip(names, outcomes, strict=True) if o is decided), "")
     note = f"raced {', '.join(names)}; decided by {won}" if won else ""
     message = "; ".join(m for m in (best.message, note) if m)
@@ -362,7 +392,9 @@ def _threads_of(outcome: Result | BaseException | None, given: int | None) -> in
 
 
 def _decided(result: Result) -> bool:
-    """A racer's answer that ends the race: a verified optimum, or a proof of infeasibility."""
+    """A racer's answer that ends the race: an exact method's verified optimum, or its proof of infeasibility."""
+    if result.method != "exact":
+        return False
     return (result.status == "optimal" and result.verified) or result.status == "infeasible"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -45,6 +45,10 @@ class ProblemKind:
     - ``race_solvers``: the solvers with which ``race`` is raced (empty: every solver). A racer that is
       one of the package's own searches on HiGHS is raced only beside a HiGHS run, so that a run of
       another solver (a second opinion) proves with that solver alone;
+    - ``race_search``: a fast heuristic and its options, raced beside the exact method on the core it
+      leaves idle (an exact run of one process with a time limit, two cores or more, no ``race``
+      formulation): it starts from the best placement of ``starts`` (its settings' ``start``, where they
+      have one) and searches for the whole limit; the run answers with the better incumbent;
     - ``model_markdown``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
       from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
       ``solution_format``: its solution JSON in one line; an export's datasheet gives both.
@@ -74,6 +78,7 @@ class ProblemKind:
     starts: tuple[str, ...] = ()
     race: tuple[str, ...] = ()
     race_solvers: tuple[str, ...] = ()
+    race_search: tuple[str, Mapping[str, Any]] | None = None
     model_markdown: str = ""
     solution_format: str = ""
     models: Callable[..., Writable] | None = None

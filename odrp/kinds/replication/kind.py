@@ -30,5 +30,6 @@ KIND = ProblemKind(
     taskview=taskview.ADAPTER,
     settings=OdrpSettings,
     starts=("odrp_greedy", "odrp_tabu", "odrp_local_search"),
+    race_search=("odrp_local_search", {"restarts": None}),  # HiGHS's branch and bound leaves a core idle
     models=models,
 )
