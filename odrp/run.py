@@ -180,7 +180,7 @@ def run_method(
         left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
         raced = not kind.race_solvers or (solver or kind.default_solver) in kind.race_solvers
         racers = [] if chosen or not raced else [f for f in kind.race if f in kind.formulations]
-        searched = kind.race_search is not None and not chosen and not racers and left is not None
+        searched = _searches(kind) and not chosen and not racers and left is not None
         cores = threads if threads is not None else _cores()
         if (racers or searched) and cores >= 2:
             share = None if threads is None else max(1, threads // (1 + len(racers) + searched))
@@ -295,6 +295,14 @@ def _exact_member(
     return lambda: _run_exact(kind, instance, formulation, *call, starts)
 
 
+def _searches(kind: ProblemKind) -> bool:
+    """The kind has a ``race_search`` whose heuristic is registered for it."""
+    if kind.race_search is None:
+        return False
+    known = heuristics().get(kind.race_search[0])
+    return known is not None and kind.name in known.kinds
+
+
 def _search_member(
     kind: ProblemKind, instance: Any, time_limit: float, seed: int, floor: list[Result]
 ) -> tuple[str, Callable[[], Result]]:
@@ -335,13 +343,14 @@ def _race(
     refused = next((o for o in outcomes if isinstance(o, refusal)), None)
     if refused is not None:  # bad input (a licence too small for the model) is refused at once, by any member
         raise refused
-    results = [o for o in outcomes if isinstance(o, Result)]
-    if not any(r.method == "exact" for r in results):  # every formulation failed: raise the first's error
+    searches = [o for o in outcomes if isinstance(o, Result) and o.method != "exact"]
+    results = [o for o in outcomes if isinstance(o, Result) and o.method == "exact"]
+    if not results:  # every formulation failed: raise the first's error (or say that it died)
         first = next((o for o in outcomes if isinstance(o, BaseException)), None)
         raise first if first is not None else MethodDied("every raced formulation died without an answer")
     sense = getattr(instance, "sense", kind.sense)
     decided = next((r for r in results if _decided(r)), None)
-    primary = decided or next(r for r in [outcomes[0], *results] if isinstance(r, Result) and r.method == "exact")
+    primary = decided or (outcomes[0] if outcomes[0] in results else results[0])
     best = best_of(kind, instance, results) or primary
     bounds = [r.bound for r in results if r.bound is not None and r.status != "infeasible"]
     bound = (min(bounds) if sense == "max" else max(bounds)) if bounds else None
@@ -371,7 +380,7 @@ def _race(
     won = next((name for name, o in zip(names, outcomes, strict=True) if o is decided), "")
     note = f"raced {', '.join(names)}; decided by {won}" if won else ""
     message = "; ".join(m for m in (best.message, note) if m)
-    return dataclasses.replace(
+    combined = dataclasses.replace(
         best,
         method="exact",
         solver=primary.solver,
@@ -382,6 +391,11 @@ def _race(
         metrics=metrics,
         message=message,
     )
+    answer = floored(kind, instance, combined, searches, source="raced search")
+    proven = answer.gap is not None and answer.gap <= max(mip_gap, 1e-9) and answer.verified
+    if proven and answer.status in ("time_limit", "feasible"):  # the search's placement meets the exact bound
+        answer = dataclasses.replace(answer, status="optimal")
+    return answer
 
 
 def _threads_of(outcome: Result | BaseException | None, given: int | None) -> int | None:
@@ -461,8 +475,9 @@ def best_of(kind: ProblemKind, instance: Any, results: list[Result]) -> Result |
     return best
 
 
-def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result]) -> Result:
-    """``result`` (an exact run's), or, where it has no verified solution as good, the best of ``floor``'s.
+def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result], source: str = "start") -> Result:
+    """``result`` (an exact run's), or, where it has no verified solution as good, the best of ``floor``'s
+    (the start heuristics', or the raced search's: ``source`` names them in the message).
 
     The exact method's bound stays when it is consistent with the placement taken over (a bound that a
     verified placement beats is wrong, and is dropped with a message); so does its status (``error``
@@ -486,9 +501,9 @@ def floored(kind: ProblemKind, instance: Any, result: Result, floor: list[Result
         notes.append(f"the exact method's bound {bound!r} is beaten by a verified placement, so it is dropped")
         bound = None
     if own is None:
-        notes.append(f"the incumbent is the start {best.method!r}'s: the exact method found no verified solution")
+        notes.append(f"the incumbent is the {source} {best.method!r}'s: the exact method found no verified solution")
     else:
-        notes.append(f"the incumbent is the start {best.method!r}'s: the exact method's was worse ({own!r})")
+        notes.append(f"the incumbent is the {source} {best.method!r}'s: the exact method's was worse ({own!r})")
     metrics = dict(best.metrics)
     metrics["method_objective"] = result.metrics.get("method_objective")
     if "method_stats" in result.metrics:
