@@ -64,6 +64,13 @@ START_SECONDS = 10.0
 WARM_START_SHARE = START_SHARE
 """The share of the time limit a warm-start heuristic may use; the exact method gets the rest."""
 
+SEARCH_MEMORY = 0.125
+"""A raced search's part of the memory budget against an exact member's 1 (:func:`odrp.core.race.race`'s
+``weights``): a search holds the instance and a few placements, the exact member its model. A process that
+has run ODRP's local search on 32 x 20 holds 263 MB of data (``VmData``, the package and its solvers
+imported), against 1.3 GB that this part gives under the default budget (half of 24 GB). A search refused
+its memory leaves the exact member to answer alone."""
+
 TEXTBOOK = ("textbook", "paper")
 """Formulations that are the plain model a practitioner writes: no start heuristics run before them."""
 
@@ -186,9 +193,11 @@ def run_method(
             share = None if threads is None else max(1, threads // (1 + len(racers) + searched))
             call = (solver, left, mip_gap, options, warm_start, share)
             members = [(f or "auto", _exact_member(kind, instance, f, *call, floor)) for f in [formulation, *racers]]
+            weights = [1.0] * len(members)
             if searched:
                 members.append(_search_member(kind, instance, left, seed, floor))
-            result = _race(kind, instance, members, left, mip_gap, share)
+                weights.append(SEARCH_MEMORY)
+            result = _race(kind, instance, members, left, mip_gap, share, weights)
         else:
             call = (solver, left, mip_gap, options, warm_start, threads)
             result = _run_exact(kind, instance, formulation, *call, floor)
@@ -327,6 +336,7 @@ def _race(
     time_limit: float | None,
     mip_gap: float,
     threads: int | None,
+    weights: list[float] | None = None,
 ) -> Result:
     """The named ``members`` at once (:mod:`odrp.core.race`), combined: the first member's Result (the
     exact method's), with the best verified incumbent and the best bound of all, optimal when one of
@@ -339,6 +349,7 @@ def _race(
         decided=_decided,
         refused=lambda error: isinstance(error, refusal),
         time_limit=time_limit,
+        weights=weights,
     )
     refused = next((o for o in outcomes if isinstance(o, refusal)), None)
     if refused is not None:  # bad input (a licence too small for the model) is refused at once, by any member

@@ -171,3 +171,18 @@ def test_outcomes_combine_into_the_best_incumbent_and_the_best_bound():
     assert proof.run.status == "optimal" and proof.run.bound == 4.0
     wrong = best_outcome([_outcome("time_limit", 4.0, 3.0, {"a": 3}), _outcome("time_limit", None, 4.5)], "min", 1e-6)
     assert wrong.run.bound == 3.0
+
+
+def test_the_memory_budget_is_shared_in_proportion_to_the_weights():
+    import resource
+
+    from odrp.core.memory import GB, memory_budget
+
+    def limit() -> int:
+        return resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+    with memory_budget(4 * GB):
+        equal = race([limit, limit], decided=lambda value: False, time_limit=20)
+        weighted = race([limit, limit], decided=lambda value: False, time_limit=20, weights=[3.0, 1.0])
+    assert equal == [2 * GB, 2 * GB]
+    assert weighted == [3 * GB, 1 * GB]

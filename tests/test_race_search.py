@@ -105,3 +105,19 @@ def test_one_thread_races_nothing():
     result = run_method(KINDS["odrp"], inst, "exact", time_limit=30, threads=1)
     assert result.status == "optimal"
     assert "race" not in result.metrics["method_stats"]
+
+
+@TWO_CORES
+def test_a_search_refused_its_memory_leaves_the_exact_method_to_answer(monkeypatch):
+    import odrp.run
+
+    def no_memory() -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(odrp.run, "_search_member", lambda *args: ("odrp_local_search", no_memory))
+    inst = load(tiny(7, "balanced", "traffic"))
+    best, _ = odrp_optimum(inst)
+    result = run_method(KINDS["odrp"], inst, "exact", time_limit=30)
+    assert result.status == "optimal" and result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    members = {m["formulation"]: m["status"] for m in result.metrics["method_stats"]["race"]}
+    assert members["auto"] == "optimal" and members["odrp_local_search"] not in ("optimal", "feasible")

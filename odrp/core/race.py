@@ -4,7 +4,8 @@ A portfolio of exact methods proves what its best member proves: when one of the
 instance (an optimum or an infeasibility proof), the others are stopped, and otherwise the race
 returns every member's answer for the caller to combine (the best incumbent with the best bound).
 Each member runs in a forked child process, as :func:`odrp.core.limits.run_limited` runs a method:
-its own process group, the memory budget shared equally among the members (``RLIMIT_DATA`` each), and
+its own process group, the memory budget shared among the members (``RLIMIT_DATA`` each; equal parts unless
+weighted), and
 killed with its subprocesses when the race is decided or past its time limit plus
 :data:`~odrp.core.limits.GRACE`.
 
@@ -32,18 +33,21 @@ def race(
     decided: Callable[[T], bool],
     refused: Callable[[BaseException], bool] | None = None,
     time_limit: float | None = None,
+    weights: Sequence[float] | None = None,
 ) -> list[T | BaseException | None]:
     """Run ``members`` at once; per member its value, what it raised, or None (stopped, or died).
 
     The race ends when every member has answered, when one answers a value for which ``decided`` is
     true or raises an error for which ``refused`` is true (the others are killed), or ``GRACE`` seconds
-    after ``time_limit`` (the members still running are killed).
+    after ``time_limit`` (the members still running are killed). ``weights``: the members' parts of the
+    memory budget, in proportion (None: equal parts).
     """
-    share = budget() // max(1, len(members))
+    weights = [1.0] * len(members) if weights is None else list(weights)
+    shares = [int(budget() * w / sum(weights)) for w in weights]
     running: dict[Any, tuple[int, int]] = {}
     outcomes: list[T | BaseException | None] = [None] * len(members)
     for position, member in enumerate(members):
-        receive, pid = limits.start_child(member, share)
+        receive, pid = limits.start_child(member, shares[position])
         running[receive] = (position, pid)
     deadline = None if time_limit is None else time.monotonic() + time_limit + limits.GRACE
     try:
@@ -67,7 +71,7 @@ def race(
                     continue
                 del running[receive]
                 receive.close()
-                outcomes[position] = _outcome(message, pid, share)
+                outcomes[position] = _outcome(message, pid, shares[position])
                 value = outcomes[position]
                 if isinstance(value, BaseException):
                     if refused is not None and refused(value):
