@@ -516,7 +516,7 @@ HEURISTICS: tuple[Heuristic, ...] = (
         run=run_local_search,
         settings=LocalSearchSettings,
         description="add/remove/move/swap replicas, swap nodes, on improvement of F from the greedy; "
-        "ruin-and-recreate restarts (--param restarts=40 ruin=N start=greedy|random)",
+        "ruin-and-recreate restarts (--param restarts=40|none ruin=N start=greedy|random)",
         randomized=True,
     ),
     Heuristic(
