@@ -18,9 +18,10 @@ from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.exact import colgen
 from odrp.kinds.latency.exact.colgen import Column, clustering
 from odrp.kinds.latency.exact.settings import LatencySettings
+from odrp.kinds.latency.exact.solve import solve as solve_latency
 from odrp.kinds.latency.exact.solve import use_colgen
 from odrp.kinds.latency.generators import random_topology
-from odrp.kinds.latency.instance import load
+from odrp.kinds.latency.instance import load, parse_solution
 from odrp.registry import KINDS
 from odrp.run import run_method
 from tests.test_latency_exact import brute_force, tiny
@@ -117,6 +118,21 @@ def test_auto_chooses_column_generation_by_size():
     assert not use_colgen(small, chosen, "cbc", None)  # the pricing is HiGHS's
     assert not use_colgen(small, dataclasses.replace(chosen, classes=True), "highs", None)
     assert not use_colgen(small, chosen, "highs", {"assignment": {}})
+
+
+def test_two_cores_race_both_methods_below_the_column_generations_size():
+    """Below ``colgen_operators`` the classes method answers alone on one core and races the column
+    generation on two; both prove the same optimum (13 operators on 11 supervisors)."""
+    inst = load(random_topology(seed=1, operations=6))
+    assert inst.n_operators < LatencySettings().colgen_operators
+    alone = solve_latency(inst, time_limit=60, threads=1)
+    raced = solve_latency(inst, time_limit=60, threads=2)
+    assert alone.stats["method"] == "classes"
+    assert raced.stats["method"] == "colgen and classes, raced"
+    assert alone.run.status == raced.run.status == "optimal"
+    assert raced.run.objective == pytest.approx(alone.run.objective, rel=1e-6)
+    placement = parse_solution(inst, raced.solution)
+    assert evaluate_assignment(inst, placement).objective == pytest.approx(raced.run.objective, rel=1e-9)
 
 
 def test_time_limit_returns_incumbent_and_bound_in_time():

@@ -57,6 +57,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from odrp.core.solvers.highs import use_threads
+from odrp.core.solvers.run import c_stdout_silenced
 
 Counts = tuple[int, ...]
 
@@ -95,10 +96,13 @@ def price_units(
     if known is not None:
         x = np.array([1.0 if k < known[i] else 0.0 for i, k in units])
         h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
-    if h.run() == highspy.HighsStatus.kError:  # a scheduler started for another thread count refuses the run
-        use_threads(h.getOptionValue("threads")[1])
-        if h.run() == highspy.HighsStatus.kError:
-            return Pricing([], None)
+    with c_stdout_silenced():  # HiGHS prints some MIP messages to the C stdout even when silent
+        ran = h.run()
+        if ran == highspy.HighsStatus.kError:  # a scheduler started for another thread count refuses the run
+            use_threads(h.getOptionValue("threads")[1])
+            ran = h.run()
+    if ran == highspy.HighsStatus.kError:
+        return Pricing([], None)
     info = h.getInfo()
     columns: list[Counts] = []
     if info.primal_solution_status == 2:
@@ -248,7 +252,8 @@ class Master:
         if cutoff is not None:
             ip.setOptionValue("objective_bound", cutoff)
         ip.setOptionValue("mip_rel_gap", 1e-9)
-        ip.run()
+        with c_stdout_silenced():
+            ip.run()
         info = ip.getInfo()
         if info.primal_solution_status != 2:  # no feasible solution
             return None

@@ -443,8 +443,11 @@ def solve(
     rng = random.Random(0)
     dives = 1
     while deadline is not None and time.perf_counter() < dive_deadline:  # more dives, each a little random
+        columns = len(master.columns)
         consider(dive(master, pricer, dive_deadline, rng), "dive")
         dives += 1
+        if len(master.columns) == columns:  # a dive that generated nothing combines known columns: the IP's part
+            break
     stats["dives"] = dives
     left = None if deadline is None else deadline - time.perf_counter() - settings.colgen_labelling_seconds
     if left is None or left > 0.05:

@@ -81,10 +81,10 @@ def solve(
         outcome = solve_textbook(inst, solver, time_limit, mip_gap, warm_start)
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
+    cores = threads if threads is not None else len(os.sched_getaffinity(0))
+    if settings.race_classes and cores >= 2 and _both_apply(inst, settings, solver, warm_start):
+        return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
     if use_colgen(inst, settings, solver, warm_start):
-        cores = threads if threads is not None else len(os.sched_getaffinity(0))
-        if settings.race_classes and cores >= 2 and settings.colgen is None and settings.classes is None:
-            return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
         return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
@@ -137,11 +137,19 @@ def use_colgen(
         if settings.colgen and solver != "highs":
             raise InputError("command line", "--param colgen", f"HiGHS as the solver (got {solver!r})")
         return settings.colgen
+    return inst.n_operators >= settings.colgen_operators and _both_apply(inst, settings, solver, warm_start)
+
+
+def _both_apply(
+    inst: LatencyInstance, settings: LatencySettings, solver: str, warm_start: dict[str, Any] | None
+) -> bool:
+    """Both the column generation and the classes method answer ``auto`` exactly, and the settings name neither:
+    the solver is HiGHS, the latency term a tie-break, and no warm start is given."""
     return (
         solver == "highs"
+        and settings.colgen is None
         and settings.classes is None
         and warm_start is None
-        and inst.n_operators >= settings.colgen_operators
         and classes.latency_is_tie_break(inst)
     )
 
