@@ -47,16 +47,24 @@ def triangle() -> dict:
 def test_triangle_bound_by_hand():
     """By hand: every edge weighs 1/3 + 45/135 = 2/3, a supervisor 1/3, the constant is 2. A pair and a
     singleton cost 2 + (1/3 - 2/3) + 1/3 = 2 (two of three edges and events cut, two of three
-    supervisors); the LP takes each pair at 1/2: 2 + 3/2 (1/3 - 2/3) = 1.5, the set-partitioning bound."""
+    supervisors); the LP takes each pair at 1/2: 2 + 3/2 (1/3 - 2/3) = 1.5, the set-partitioning bound,
+    with 1.5 groups. Branching on that count: one group cannot hold the three operators (1.2 cores), and
+    with at least two groups (each pair at a, each singleton at b, 2a + b = 1, 3a + 3b >= 2, so a <= 1/3)
+    the LP is 2 + 3a (-1/3) + 3b (1/3) = 3 - 3a >= 2: the bound is 2, the optimum's F."""
     inst = load(triangle())
-    result = run_method(LATENCY, inst, "exact", options={"colgen": True})
+    result = run_method(LATENCY, inst, "exact", options={"colgen": True, "colgen_branching": False})
     assert result.verified, result.message
     assert result.metrics["method_stats"]["method"] == "colgen"
     assert result.bound == pytest.approx(1.5, abs=1e-7)
     assert result.metrics["s_co"] == pytest.approx(2 / 3) and result.metrics["s_sup"] == pytest.approx(2 / 3)
     assert result.objective == pytest.approx(2.0 + 1e-6 * result.metrics["s_lat"], abs=1e-9)
-    assert result.status == "feasible"  # the gap is the LP's: nothing proves 2 here
+    assert result.status == "feasible"  # the gap is the LP's: nothing proves 2 without branching
     assert result.solver.startswith("highs")
+    branched = run_method(LATENCY, inst, "exact", options={"colgen": True})
+    assert branched.verified, branched.message
+    assert branched.objective == pytest.approx(result.objective, abs=1e-12)
+    assert 2.0 - 1e-7 <= branched.bound <= branched.objective  # F's bound is 2; s adds the latency tie-break
+    assert branched.metrics["method_stats"]["branch_nodes"] >= 1
 
 
 def test_group_costs_add_up_to_the_evaluators_score():

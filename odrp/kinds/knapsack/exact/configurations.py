@@ -24,7 +24,7 @@ a group): the Dantzig-Wolfe master of :mod:`odrp.core.colgen` (Mehrotra and Tric
 clustering; Johnson, Mehrotra and Nemhauser 1993), with interchangeable bins as one type. The LP
 bound of such a master is the bound of the best convex combination of whole configurations, which
 sees the pair profits of a bin exactly, where the compact model's linearisation sees them one
-product at a time. Its Lagrangian (Farley) bound holds at every iteration, so a part stopped by the
+product at a time. Its Lagrangian bound holds at every iteration, so a part stopped by the
 time limit still bounds; the bound returned is the sum of the two parts' Lagrangian bounds.
 
 **Pricing** of a bin type at duals (pi, mu): a quadratic knapsack with soft dimensions,

@@ -39,8 +39,12 @@ then the restricted master as an integer program over the generated groups, whos
 exact best labelling on the real supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`,
 the latency as the evaluator computes it) and a hill climb (the paper's moves) from there.
 
-The result's bound is the Lagrangian bound of F, a bound of s (or, when no exact pricing round
-finished, :func:`simple_bound`); the incumbent is proven optimal only
+**Branching** (``colgen_branching``): once the LP has converged within the generation's time, branch
+and price on the number of supervisors of each class (:func:`odrp.core.colgen.branch_on_types`),
+best bound first, nodes whose bound reaches the incumbent dropped.
+
+The result's bound is the Lagrangian bound of F (the least over the open branches), a bound of s (or,
+when no exact pricing round finished, :func:`simple_bound`); the incumbent is proven optimal only
 when it meets that bound within the run's MIP gap.
 """
 
@@ -56,7 +60,17 @@ import numpy as np
 
 from odrp.core import progress
 from odrp.core.budget import Budget
-from odrp.core.colgen import Column, Counts, GenerationSettings, Master, Pricing, dive, generate, price_units
+from odrp.core.colgen import (
+    Column,
+    Counts,
+    GenerationSettings,
+    Master,
+    Pricing,
+    branch_on_types,
+    dive,
+    generate,
+    price_units,
+)
 from odrp.core.exact import ExactOutcome, checked_start
 from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
@@ -173,7 +187,7 @@ class LatencyPricer:
                 can_add = (n < upper_units) & (d.cpu <= room_cpu) & (d.memory <= room_memory)
                 best_add = np.where(can_add, gain, -np.inf)
                 a = int(best_add.argmax())
-                best_remove = np.where(n > 0, -gain, -np.inf)
+                best_remove = np.where((n > 0) & (n.sum() > 1), -gain, -np.inf)  # a group keeps one unit
                 r = int(best_remove.argmax())
                 if best_add[a] > 1e-12 and best_add[a] >= best_remove[r]:
                     n[a] += 1
@@ -209,6 +223,8 @@ class LatencyPricer:
                 gain += d.weight[b] - d.weight[a]
 
         def record(n: np.ndarray) -> None:
+            if not n.any():  # a supervisor used holds an operator (a branch's duals can make nothing look good)
+                return
             value = float(pi @ n) + self.value(n)
             if value > threshold + 1e-12:
                 found[tuple(int(x) for x in n)] = threshold - value
@@ -245,7 +261,7 @@ class LatencyPricer:
         pairs = sum(
             self.data.demand[a] * self.data.demand[b] for a in range(self.m) for b in self.neighbours[a] if b > a
         )
-        return units + pairs, 2 * pairs + 2 + units, 4 * pairs + 4 * units
+        return units + pairs, 2 * pairs + 3 + units, 4 * pairs + 5 * units
 
     def _model(self, t: int) -> tuple[Any, list[tuple[int, int]]]:
         if t in self._models:
@@ -280,6 +296,7 @@ class LatencyPricer:
         for a, k in units:
             if k > 0:
                 h.addRow(0.0, inf, 2, np.array([index[a, k - 1], index[a, k]], dtype=np.int32), np.array([1.0, -1.0]))
+        h.addRow(1.0, inf, nu, every, np.ones(nu))  # a group holds an operator (a branch's duals can favour none)
         h.setOptionValue("mip_rel_gap", 1e-7)
         h.setOptionValue("mip_abs_gap", 1e-9)
         self._models[t] = (h, units)
@@ -392,19 +409,34 @@ def solve(
     stats: dict[str, Any] = {"method": "colgen", "items": len(data.items), "types": len(data.types)}
     generation_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share)
     bound_by = None if generation_deadline is None else start + (generation_deadline - start) / 2
+    generation_settings = GenerationSettings(
+        smoothing=settings.colgen_smoothing,
+        max_columns=settings.colgen_max_columns,
+        exact_time_limit=settings.colgen_exact_seconds,
+    )
     generation = generate(
         master,
         pricer,
         generation_deadline,
-        GenerationSettings(
-            smoothing=settings.colgen_smoothing,
-            max_columns=settings.colgen_max_columns,
-            exact_time_limit=settings.colgen_exact_seconds,
-        ),
+        generation_settings,
         bound_by=bound_by,
         on_bound=lambda value: progress.bound(max(value + data.constant, simple_bound(inst))),
     )
-    bound = max(generation.bound + data.constant, simple_bound(inst))
+    lower = generation.bound
+    if settings.colgen_branching and generation.converged:
+        cutoff = None if incumbent is None else incumbent[0] - data.constant
+        branching = branch_on_types(
+            master,
+            pricer,
+            generation,
+            generation_deadline,
+            generation_settings,
+            cutoff,
+            on_bound=lambda value: progress.bound(max(value + data.constant, simple_bound(inst))),
+        )
+        lower = max(lower, branching.bound)
+        stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
+    bound = max(lower + data.constant, simple_bound(inst))
     stats.update(
         {
             "columns": sum(c is not None for c in master.columns),

@@ -71,10 +71,13 @@ class LatencySettings:
     operators; at 58 operators (tuning seeds 1001-1003, 60 s, load 13-16) it returned no placement on
     two and a 53.6% gap on the third, where the column generation returned 33-48% gaps."""
     race_classes: bool = True
-    """Where ``auto`` chooses the column generation and the run has two threads or more, race it against the classes
-    method (one process each) and keep the better incumbent and bound: at 58 operators (tuning seeds
-    1001-1003, 60 s, load 5-9) the column generation's bound was the higher on two seeds (0.675 and 0.624
-    against 0.486 and 0.486), the classes method's on the third (0.492 against 0.426)."""
+    """With two threads or more, race the column generation and the classes method (one process each) wherever
+    both answer ``auto`` (HiGHS, a tie-break latency term, no warm start, neither named by a setting), at every
+    size, and keep the better incumbent and bound. At 58 operators (tuning seeds 1001-1003, 60 s, load 5-9)
+    the column generation's bound was the higher on two seeds (0.675 and 0.624 against 0.486 and 0.486),
+    the classes method's on the third (0.492 against 0.426); at 38 operators (the same seeds, load 0.4-1.8)
+    the classes method alone proved 1001 in 57.2 s and stopped at gaps of 51.1% and 35.7% on 1002 and 1003,
+    the race proved 1001 in 57.9 s and stopped at 1.2% and 5.2% (the set-partitioning bound)."""
     colgen_smoothing: float = field(default=0.5, metadata={"ge": 0, "le": 1})
     """Wentges's smoothing factor at the start of the column generation (0: none)."""
     colgen_columns: int = field(default=20, metadata={"ge": 1})
@@ -97,3 +100,7 @@ class LatencySettings:
     from its placement (the column generation stops at 1 - share of the limit)."""
     colgen_labelling_seconds: float = field(default=1.0, metadata={"ge": 0})
     """Seconds kept after the restricted master's integer program for labelling and hill climbing."""
+    colgen_branching: bool = True
+    """Once the set-partitioning LP has converged, branch and price on the number of supervisors of each
+    class until the generation's time is up (:func:`odrp.core.colgen.branch_on_types`): the bound rises
+    from the LP's to the least of the leaves'."""

@@ -3,10 +3,11 @@
 ``textbook`` (:mod:`odrp.kinds.latency.exact.textbook`) is the plain MILP of the paper, solved as it
 is. ``auto``, the default, solves that MILP too when it is small (at most ``textbook_nonzeros``
 nonzeros by its closed-form size, unless the setting ``classes`` names a method or a warm start is
-given). From ``colgen_operators`` operators on (with HiGHS, a tie-break latency term and no warm
-start; the setting ``colgen`` overrides the choice) it answers by column generation
-(:mod:`odrp.kinds.latency.exact.colgen`). Otherwise it answers by supervisor classes
-(:mod:`odrp.kinds.latency.exact.classes`) when the setting ``classes`` asks for it, or, left at
+given). Where both the column generation (:mod:`odrp.kinds.latency.exact.colgen`) and the classes
+method answer (HiGHS, a tie-break latency term, no warm start, neither named by a setting), a run of
+two threads or more races them (``race_classes``); on one thread, from ``colgen_operators`` operators
+on it answers by column generation (the setting ``colgen`` overrides the choice). Otherwise it answers
+by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when the setting ``classes`` asks for it, or, left at
 None, when the latency term is a tie-break (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`)
 and no warm start is given; when a partition has too many labellings for that method it falls back
 to the one MILP. The one MILP is :func:`odrp.kinds.latency.exact.model.build` with its triangle and
@@ -58,8 +59,8 @@ def solve(
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
 
     ``threads``: with two or more (None: this machine's cores), the column generation races the classes
-    method (one process each, :mod:`odrp.core.race`), and the answer is the better incumbent with the
-    better bound of the two (:func:`odrp.core.exact.best_outcome`).
+    method wherever both apply, at every size (one process each, :mod:`odrp.core.race`), and the answer is
+    the better incumbent with the better bound of the two (:func:`odrp.core.exact.best_outcome`).
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
@@ -83,6 +84,9 @@ def solve(
         return outcome
     cores = threads if threads is not None else len(os.sched_getaffinity(0))
     if settings.race_classes and cores >= 2 and _both_apply(inst, settings, solver, warm_start):
+        # a model over the budget is refused here, before the members take their parts of it
+        check_model(*colgen.estimated_size(inst, settings), "the latency column generation")
+        check_model(*estimated_size(inst, settings), "the latency MILP")
         return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
     if use_colgen(inst, settings, solver, warm_start):
         return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
