@@ -414,28 +414,22 @@ def solve(
         max_columns=settings.colgen_max_columns,
         exact_time_limit=settings.colgen_exact_seconds,
     )
-    generation = generate(
-        master,
-        pricer,
-        generation_deadline,
-        generation_settings,
-        bound_by=bound_by,
-        on_bound=lambda value: progress.bound(max(value + data.constant, simple_bound(inst))),
-    )
+
+    def report(value: float) -> None:
+        """A bound of F less its constant, reported as a bound of s."""
+        progress.bound(max(value + data.constant, simple_bound(inst)))
+
+    generation = generate(master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report)
     lower = generation.bound
+    branch_open = False  # a branching stopped by the time limit with nodes left
     if settings.colgen_branching and generation.converged:
         cutoff = None if incumbent is None else incumbent[0] - data.constant
         branching = branch_on_types(
-            master,
-            pricer,
-            generation,
-            generation_deadline,
-            generation_settings,
-            cutoff,
-            on_bound=lambda value: progress.bound(max(value + data.constant, simple_bound(inst))),
+            master, pricer, generation, generation_deadline, generation_settings, cutoff, on_bound=report
         )
         lower = max(lower, branching.bound)
         stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
+        branch_open = not branching.closed
     bound = max(lower + data.constant, simple_bound(inst))
     stats.update(
         {
@@ -448,7 +442,7 @@ def solve(
             "generation_s": round(time.perf_counter() - start, 3),
         }
     )
-    stopped = not generation.converged
+    stopped = not generation.converged or branch_open
     scorer = Scorer(inst)
 
     def consider(columns: list[Column] | None, source: str) -> None:
