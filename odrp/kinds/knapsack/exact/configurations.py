@@ -48,7 +48,17 @@ from typing import Any
 
 import numpy as np
 
-from odrp.core.colgen import Column, Counts, Generation, GenerationSettings, Master, Pricing, generate, price_units
+from odrp.core.colgen import (
+    Column,
+    Counts,
+    Generation,
+    GenerationSettings,
+    Master,
+    Pricing,
+    add_capacity_products,
+    generate,
+    price_units,
+)
 from odrp.core.memory import check_model
 from odrp.kinds.knapsack.exact.milp import upper_bounds
 from odrp.kinds.knapsack.family import CAPACITY_RTOL, Family
@@ -307,20 +317,11 @@ class PairPricer:
             index_d = np.append(every, nu + npairs + d).astype(np.int32)
             values = np.append([b.soft_weight[d, a] for a, _ in units], -1.0)
             h.addRow(-inf, float(b.soft_capacity[d]), nu + 1, index_d, values)
-        # the RLT capacity cuts (Adams and Sherali 1986): a hard row times x_q, with y_qp for x_q x_p
-        partners: dict[int, list[tuple[int, int]]] = {}
-        for q, (x1, x2, w) in enumerate(pairs):
-            if w > 0:
-                partners.setdefault(x1, []).append((nu + q, x2))
-                partners.setdefault(x2, []).append((nu + q, x1))
-        for x, ys in partners.items():
-            a = units[x][0]
-            for d in range(len(b.hard_capacity)):
-                slack = b.hard_capacity[d] + CAPACITY_RTOL * max(1.0, abs(b.hard_capacity[d]))
-                weights = [b.hard_weight[d, units[p][0]] for _, p in ys]
-                index_x = np.array([y for y, _ in ys] + [x], dtype=np.int32)
-                values = np.array([*weights, b.hard_weight[d, a] - slack])
-                h.addRow(-inf, 0.0, len(index_x), index_x, values)
+        # the RLT capacity cuts of the hard rows
+        products = [(nu + q, x1, x2) for q, (x1, x2, w) in enumerate(pairs) if w > 0]
+        hard = range(len(b.hard_capacity))
+        slacks = [b.hard_capacity[d] + CAPACITY_RTOL * max(1.0, abs(b.hard_capacity[d])) for d in hard]
+        add_capacity_products(h, products, [[b.hard_weight[d, a] for a, _ in units] for d in hard], slacks)
         for a, j in units:
             if j > 0:
                 h.addRow(0.0, inf, 2, np.array([index[a, j - 1], index[a, j]], dtype=np.int32), np.array([1.0, -1.0]))

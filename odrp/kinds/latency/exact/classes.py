@@ -45,6 +45,7 @@ import itertools
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import networkx as nx
@@ -88,6 +89,21 @@ def latency_is_tie_break(inst: LatencyInstance) -> bool:
     return w1 * max(longest, default=0.0) < cheapest
 
 
+def better_known(
+    inst: LatencyInstance,
+    incumbent: tuple[float, list[int]] | None,
+    solution: dict[str, Any] | None,
+    what: str,
+) -> tuple[float, list[int]] | None:
+    """``incumbent`` or the placement of ``solution`` (a warm start, a start heuristic's answer), whichever
+    scores lower; ``solution`` is checked by the evaluator (InputError, naming ``what``, if infeasible)."""
+    if solution is None:
+        return incumbent
+    score = checked_start(evaluate, inst, solution)
+    placement = [u for u in parse_solution(inst, solution, what) if u is not None]
+    return (score, placement) if incumbent is None or score < incumbent[0] else incumbent
+
+
 def supervisor_classes(inst: LatencyInstance) -> list[list[int]]:
     """Supervisors grouped by (cpu, memory), in order of first appearance."""
     classes: dict[tuple[float, float], list[int]] = {}
@@ -109,6 +125,37 @@ def multisets(inst: LatencyInstance, classes: list[list[int]]) -> list[tuple[int
         if cpu >= need_cpu * (1 - 1e-12) and memory >= need_memory * (1 - 1e-12):
             found.append(counts)
     return found
+
+
+def supervisors_bound(inst: LatencyInstance) -> Callable[[int], float]:
+    """F (and s) of every placement on k supervisors is at least k w2 / N + (k - components) times the
+    cheapest cut edge (w3 / |E| + w4 t_e / T): every group of a connected topology is joined to another
+    by a cut edge. Returned as a function of k."""
+    coefficients = objective_coefficients(inst)
+    n_components = components(inst)
+    cheapest = min((coefficients["colocation"] + coefficients["events"] * t for t in inst.events), default=0.0)
+    return lambda k: k * coefficients["supervisors"] + max(0, k - n_components) * cheapest
+
+
+def undominated(
+    inst: LatencyInstance, classes: list[list[int]]
+) -> tuple[dict[int, list[tuple[int, ...]]], list[tuple[tuple[int, ...], tuple[int, ...]]]]:
+    """The multisets of :func:`multisets` by their number of supervisors, those that another of as many
+    supervisors dominates (:func:`dominates`) left out; and the (left out, by) pairs."""
+    levels: dict[int, list[tuple[int, ...]]] = {}
+    for counts in multisets(inst, classes):
+        levels.setdefault(sum(counts), []).append(counts)
+    dominated = []
+    for k, level in levels.items():
+        kept = []
+        for counts in level:
+            by = next((big for big in level if dominates(classes, inst, big, counts)), None)
+            if by is None:
+                kept.append(counts)
+            else:
+                dominated.append((counts, by))
+        levels[k] = kept
+    return levels, dominated
 
 
 def dominates(classes: list[list[int]], inst: LatencyInstance, big: tuple[int, ...], small: tuple[int, ...]) -> bool:
@@ -262,41 +309,29 @@ def solve(
     time_limit: float | None,
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
+    start_solution: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """The method of the module docstring with the ``settings`` of the exact method (the restricted
-    models always order interchangeable supervisors). Raises :class:`TooManyGroups` when a labelling
-    enumeration or a partition's no-good rows are too large."""
+    models always order interchangeable supervisors). ``start_solution``: a feasible placement (the run's
+    start heuristics' best), the first incumbent where it beats the hybrid heuristic's, as a warm start
+    is. Raises :class:`TooManyGroups` when a labelling enumeration or a partition's no-good rows are too
+    large."""
     start = time.perf_counter()
     restricted_settings = dataclasses.replace(settings, supervisor_symmetry=True)
     incumbent: tuple[float, list[int]] | None = upper_bound(inst, settings.incumbent_iterations)
-    if warm_start is not None:
-        score = checked_start(evaluate, inst, warm_start)
-        placement = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
-        if incumbent is None or score < incumbent[0]:
-            incumbent = (score, placement)
-    coefficients = objective_coefficients(inst)
+    incumbent = better_known(inst, incumbent, warm_start, "warm start")
+    incumbent = better_known(inst, incumbent, start_solution, "start")
     classes = supervisor_classes(inst)
-    n_components = components(inst)
-    cheapest_edge = min((coefficients["colocation"] + coefficients["events"] * t for t in inst.events), default=0.0)
+    on_supervisors = supervisors_bound(inst)
 
     def quick_bound(counts: tuple[int, ...]) -> float:
-        k = sum(counts)
-        return k * coefficients["supervisors"] + max(0, k - n_components) * cheapest_edge
+        return on_supervisors(sum(counts))
 
-    levels: dict[int, list[tuple[int, ...]]] = {}
-    for counts in multisets(inst, classes):
-        levels.setdefault(sum(counts), []).append(counts)
-    log: list[dict[str, Any]] = []
-    for k, level in levels.items():  # keep the multisets that no other of their level dominates
-        kept = []
-        for counts in level:
-            by = next((big for big in level if dominates(classes, inst, big, counts)), None)
-            if by is None:
-                kept.append(counts)
-            else:
-                entry = {"counts": list(counts), "bound": quick_bound(counts), "pruned": "dominated", "by": list(by)}
-                log.append(entry)
-        levels[k] = kept
+    levels, dominated = undominated(inst, classes)
+    log: list[dict[str, Any]] = [
+        {"counts": list(counts), "bound": quick_bound(counts), "pruned": "dominated", "by": list(by)}
+        for counts, by in dominated
+    ]
     seen: set[frozenset[frozenset[int]]] = set()
     mip_s = 0.0
     for k in sorted(levels):  # the quick bound grows with k: a level at a time, each in LP-bound order

@@ -29,7 +29,8 @@ local search by adding, removing and swapping units, from the single items of la
 gain, from the groups of the LP solution and from perturbations of the best groups found. Exactly
 (:meth:`LatencyPricer.exact`):
 a MILP solved by HiGHS (highspy), one binary per unit x_{A,k} (k < b_A, ordered x_{A,k} >= x_{A,k+1}),
-one y in [0, 1] per unit pair of items joined by an edge (y <= x of both ends), the two capacity rows;
+one y in [0, 1] per unit pair of items joined by an edge (y <= x of both ends), the two capacity rows
+and their RLT cuts (:func:`odrp.core.colgen.add_capacity_products`);
 its dual bound gives the least reduced cost when the time runs out.
 
 Every better placement and bound leaves the run as it is found (:mod:`odrp.core.progress`).
@@ -39,9 +40,16 @@ then the restricted master as an integer program over the generated groups, whos
 exact best labelling on the real supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`,
 the latency as the evaluator computes it) and a hill climb (the paper's moves) from there.
 
+**The box.** With ``colgen_branching``, the LP asks for between the least and the most groups of each
+type that a multiset of :func:`multiset_points` with its bound below the incumbent holds: every better
+placement uses such a multiset (none left: the incumbent is optimal).
+
 **Branching** (``colgen_branching``): once the LP has converged within the generation's time, branch
 and price on the number of supervisors of each class (:func:`odrp.core.colgen.branch_on_types`),
-best bound first, nodes whose bound reaches the incumbent dropped.
+best bound first, down to single multisets of classes, nodes whose bound reaches the incumbent dropped,
+and multisets that cannot hold the demand or that another of as many supervisors dominates skipped
+(:func:`multiset_points`, the classes method's rule), each node's bound at least the classes method's
+bound on the fewest supervisors it allows.
 
 The result's bound is the Lagrangian bound of F (the least over the open branches), a bound of s (or,
 when no exact pricing round finished, :func:`simple_bound`); the incumbent is proven optimal only
@@ -66,21 +74,30 @@ from odrp.core.colgen import (
     GenerationSettings,
     Master,
     Pricing,
+    add_capacity_products,
     branch_on_types,
     dive,
     generate,
     price_units,
 )
-from odrp.core.exact import ExactOutcome, checked_start
+from odrp.core.exact import ExactOutcome
 from odrp.core.memory import check_model
 from odrp.core.result import relative_gap
 from odrp.core.solvers import SolverRun, solver_version
 from odrp.heuristics.latency import Scorer, climb
-from odrp.kinds.latency.evaluator import evaluate, evaluate_assignment
-from odrp.kinds.latency.exact.classes import TooManyGroups, best_labelling, supervisor_classes, upper_bound
-from odrp.kinds.latency.exact.model import components, fewest_supervisors, objective_coefficients, twin_groups
+from odrp.kinds.latency.evaluator import evaluate_assignment
+from odrp.kinds.latency.exact.classes import (
+    TooManyGroups,
+    best_labelling,
+    better_known,
+    supervisor_classes,
+    supervisors_bound,
+    undominated,
+    upper_bound,
+)
+from odrp.kinds.latency.exact.model import fewest_supervisors, objective_coefficients, twin_groups
 from odrp.kinds.latency.exact.settings import LatencySettings
-from odrp.kinds.latency.instance import LatencyInstance, parse_solution, solution_json
+from odrp.kinds.latency.instance import LatencyInstance, solution_json
 
 FIT = 1e-9
 """Relative and absolute slack of a capacity test (the evaluator's)."""
@@ -261,7 +278,8 @@ class LatencyPricer:
         pairs = sum(
             self.data.demand[a] * self.data.demand[b] for a in range(self.m) for b in self.neighbours[a] if b > a
         )
-        return units + pairs, 2 * pairs + 3 + units, 4 * pairs + 5 * units
+        # the RLT rows: two per unit with a pair, each with the unit and its pairs (every pair twice)
+        return units + pairs, 2 * pairs + 3 + 3 * units, 8 * pairs + 7 * units
 
     def _model(self, t: int) -> tuple[Any, list[tuple[int, int]]]:
         if t in self._models:
@@ -291,8 +309,12 @@ class LatencyPricer:
             for x in (x1, x2):
                 h.addRow(-inf, 0.0, 2, np.array([nu + q, x], dtype=np.int32), np.array([1.0, -1.0]))
         every = np.arange(nu, dtype=np.int32)
-        h.addRow(-inf, d.cpu_limit[t] * (1 + FIT) + FIT, nu, every, np.array([d.cpu[a] for a, _ in units]))
-        h.addRow(-inf, d.memory_limit[t] * (1 + FIT) + FIT, nu, every, np.array([d.memory[a] for a, _ in units]))
+        capacities = [d.cpu_limit[t] * (1 + FIT) + FIT, d.memory_limit[t] * (1 + FIT) + FIT]
+        weights = [[d.cpu[a] for a, _ in units], [d.memory[a] for a, _ in units]]
+        for row, capacity in zip(weights, capacities, strict=True):
+            h.addRow(-inf, capacity, nu, every, np.array(row))
+        products = [(nu + q, x1, x2) for q, (x1, x2, _) in enumerate(pairs)]
+        add_capacity_products(h, products, weights, capacities)  # the RLT capacity cuts
         for a, k in units:
             if k > 0:
                 h.addRow(0.0, inf, 2, np.array([index[a, k - 1], index[a, k]], dtype=np.int32), np.array([1.0, -1.0]))
@@ -363,10 +385,18 @@ def simple_bound(inst: LatencyInstance) -> float:
     """A bound of s without any model: the fewest supervisors that can hold the demand, each used
     supervisor beyond the topology's components joined to another by at least the cheapest cut edge
     (the classes method's quick bound)."""
-    coefficients = objective_coefficients(inst)
-    cheapest = min((coefficients["colocation"] + coefficients["events"] * t for t in inst.events), default=0.0)
-    k = fewest_supervisors(inst)
-    return k * coefficients["supervisors"] + max(0, k - components(inst)) * cheapest
+    return supervisors_bound(inst)(fewest_supervisors(inst))
+
+
+def multiset_points(inst: LatencyInstance, data: Clustering) -> dict[Counts, float]:
+    """The ``points`` of :func:`odrp.core.colgen.branch_on_types`: the multisets of supervisor classes
+    (groups per type) that cover the demand and that no other multiset of as many supervisors dominates
+    (:func:`~odrp.kinds.latency.exact.classes.undominated`), each with the classes method's bound on that
+    many supervisors less the constant of F. A placement whose supervisors used form a dominated multiset
+    has its partition, with the same F, on the dominating one."""
+    on_supervisors = supervisors_bound(inst)
+    levels, _ = undominated(inst, data.types)
+    return {counts: on_supervisors(k) - data.constant for k, level in levels.items() for counts in level}
 
 
 def solve(
@@ -375,8 +405,11 @@ def solve(
     time_limit: float | None,
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
+    start_solution: dict[str, Any] | None = None,
 ) -> ExactOutcome:
-    """The method of the module docstring (HiGHS as the pricing and master solver)."""
+    """The method of the module docstring (HiGHS as the pricing and master solver). ``warm_start`` and
+    ``start_solution`` (the run's start heuristics' best placement): the first incumbent where better than
+    the hybrid heuristic's."""
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     check_model(*estimated_size(inst, settings), "the latency column generation")
@@ -386,11 +419,10 @@ def solve(
     progress.bound(simple_bound(inst))
     if incumbent is not None:
         progress.incumbent(solution_json(inst, incumbent[1]), "hybrid heuristic")
-    if warm_start is not None:
-        score = checked_start(evaluate, inst, warm_start)
-        placement = [u for u in parse_solution(inst, warm_start, "warm start") if u is not None]
-        if incumbent is None or score < incumbent[0]:
-            incumbent, incumbent_from = (score, placement), "warm start"
+    for solution, what in ((warm_start, "warm start"), (start_solution, "start")):
+        known = better_known(inst, incumbent, solution, what)
+        if known is not incumbent:
+            incumbent, incumbent_from = known, what
     data = clustering(inst)
     pricer = LatencyPricer(data, settings)
     # an artificial unit costs more than any group can save: every F lies in [0, w2 + w3 + w4]
@@ -419,30 +451,39 @@ def solve(
         """A bound of F less its constant, reported as a bound of s."""
         progress.bound(max(value + data.constant, simple_bound(inst)))
 
-    generation = generate(master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report)
-    lower = generation.bound
-    branch_open = False  # a branching stopped by the time limit with nodes left
-    if settings.colgen_branching and generation.converged:
-        cutoff = None if incumbent is None else incumbent[0] - data.constant
-        branching = branch_on_types(
-            master, pricer, generation, generation_deadline, generation_settings, cutoff, on_bound=report
+    cutoff = None if incumbent is None else incumbent[0] - data.constant
+    points = None
+    if settings.colgen_branching:  # the multisets where a better placement may lie, and their box
+        points = {c: b for c, b in multiset_points(inst, data).items() if cutoff is None or b < cutoff}
+        if points:
+            box = [(min(c[t] for c in points), max(c[t] for c in points)) for t in range(master.k)]
+            master.set_type_range([lo for lo, _ in box], [hi for _, hi in box])
+            stats["multisets"] = len(points)
+    if points == {} and cutoff is not None:  # the classes method's bound of every multiset reaches the incumbent
+        lower, stopped = cutoff, False
+    else:
+        generation = generate(
+            master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report
         )
-        lower = max(lower, branching.bound)
-        stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
-        branch_open = not branching.closed
+        lower, stopped = generation.bound, not generation.converged
+        if points and generation.converged:
+            branching = branch_on_types(
+                master, pricer, generation, generation_deadline, generation_settings, cutoff, report, points
+            )
+            lower, stopped = max(lower, branching.bound), not branching.closed
+            stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
+        stats.update(
+            {
+                "converged": generation.converged,
+                "lp_value": generation.lp_value + data.constant,
+                "iterations": generation.iterations,
+                "exact_rounds": generation.exact_rounds,
+                **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
+            }
+        )
     bound = max(lower + data.constant, simple_bound(inst))
-    stats.update(
-        {
-            "columns": sum(c is not None for c in master.columns),
-            "converged": generation.converged,
-            "lp_value": generation.lp_value + data.constant,
-            "iterations": generation.iterations,
-            "exact_rounds": generation.exact_rounds,
-            **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
-            "generation_s": round(time.perf_counter() - start, 3),
-        }
-    )
-    stopped = not generation.converged or branch_open
+    stats["columns"] = sum(c is not None for c in master.columns)
+    stats["generation_s"] = round(time.perf_counter() - start, 3)
     scorer = Scorer(inst)
 
     def consider(columns: list[Column] | None, source: str) -> None:

@@ -55,6 +55,7 @@ def solve(
     settings: LatencySettings | None = None,
     formulation: str = DEFAULT_FORMULATION,
     threads: int | None = None,
+    incumbent: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
 
@@ -64,6 +65,10 @@ def solve(
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
+    ``incumbent``: a feasible placement (the run's start heuristics' best, :mod:`odrp.run`), the first
+    incumbent of the classes method and of the column generation where better than the hybrid
+    heuristic's: it prunes their multisets and groups from the start. It is no MIP start (the one MILP
+    and the textbook model leave it to the run's floor).
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"unknown formulation {formulation!r}; expected one of {', '.join(FORMULATIONS)}")
@@ -87,23 +92,28 @@ def solve(
         # a model over the budget is refused here, before the members take their parts of it
         check_model(*colgen.estimated_size(inst, settings), "the latency column generation")
         check_model(*estimated_size(inst, settings), "the latency MILP")
-        return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap)
+        return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap, incumbent)
     if use_colgen(inst, settings, solver, warm_start):
-        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start)
+        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start, incumbent)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there
         by_classes = warm_start is None and classes.latency_is_tie_break(inst)
     if by_classes:
         try:
-            return classes.solve(inst, settings, solver, time_limit, mip_gap, warm_start)
+            return classes.solve(inst, settings, solver, time_limit, mip_gap, warm_start, incumbent)
         except classes.TooManyGroups:  # a partition with too many labellings: the one MILP
             settings = dataclasses.replace(settings, classes=False)
     return solve_one_model(inst, solver, time_limit, mip_gap, warm_start, settings)
 
 
 def _colgen_and_classes(
-    inst: LatencyInstance, settings: LatencySettings, solver: str, time_limit: float | None, mip_gap: float
+    inst: LatencyInstance,
+    settings: LatencySettings,
+    solver: str,
+    time_limit: float | None,
+    mip_gap: float,
+    incumbent: dict[str, Any] | None,
 ) -> ExactOutcome:
     """The column generation and the classes method at once, one process each: the better incumbent and the
     better bound (their bounds differ in kind: the set-partitioning master's Lagrangian bound, the least LP
@@ -114,13 +124,13 @@ def _colgen_and_classes(
 
     def by_classes() -> ExactOutcome:
         try:
-            return classes.solve(inst, settings, solver, time_limit, mip_gap)
+            return classes.solve(inst, settings, solver, time_limit, mip_gap, start_solution=incumbent)
         except classes.TooManyGroups:
             one_model = dataclasses.replace(settings, classes=False)
             return solve_one_model(inst, solver, time_limit, mip_gap, None, one_model)
 
     outcomes = race(
-        [lambda: colgen.solve(inst, settings, time_limit, mip_gap), by_classes],
+        [lambda: colgen.solve(inst, settings, time_limit, mip_gap, start_solution=incumbent), by_classes],
         decided=lambda o: o.run.status in ("optimal", "infeasible"),
         time_limit=time_limit,
     )
