@@ -133,3 +133,56 @@ def test_branching_on_type_counts_reaches_the_optimum_the_lp_misses(seed):
     assert root.bound < optimum - 1e-6
     branching = branch_on_types(master, pricer, root, None, GenerationSettings(smoothing=0.0))
     assert branching.bound == pytest.approx(optimum, abs=1e-7) and branching.nodes >= 2
+
+
+def optimum_per_vector(demands: list[int], type_counts: list[int], columns: list[Column]) -> dict[tuple, float]:
+    """The cheapest cover of every demand with exactly S_t groups of each type t, for every S reached."""
+    states = {(tuple(demands), (0,) * len(type_counts)): 0.0}
+    for column in columns:
+        grown = dict(states)
+        for (left, used), cost in states.items():
+            times = 1
+            while True:
+                rest = tuple(b - times * a for a, b in zip(column.counts, left, strict=True))
+                count = used[column.type] + times
+                if min(rest) < 0 or count > type_counts[column.type]:
+                    break
+                key = (rest, (*used[: column.type], count, *used[column.type + 1 :]))
+                grown[key] = min(grown.get(key, np.inf), cost + times * column.cost)
+                times += 1
+        states = grown
+    best: dict[tuple, float] = {}
+    for (left, used), cost in states.items():
+        if not any(left):
+            best[used] = min(best.get(used, np.inf), cost)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_branching_down_to_points(seed):
+    """``points`` by enumeration: (1) every vector S with no bound of its own: the bound lies between the
+    root's and the optimum; (2) every vector S that holds a cover, with its own optimum as its bound: the
+    bound is the optimum itself (each leaf is one S, at least its optimum, and the least leaf is the
+    optimum's S); (3) only the optimum's S: nothing else is generated and the bound is still at most the
+    optimum."""
+    demands, type_counts, pricer = branching_instance(seed)
+    columns = pricer.columns()
+    per_vector = optimum_per_vector(demands, type_counts, columns)
+    optimum = min(per_vector.values(), default=np.inf)
+    if not np.isfinite(optimum):
+        return
+    every = {s: -np.inf for s in itertools.product(*(range(n + 1) for n in type_counts))}
+    best_vector = min(per_vector, key=per_vector.get)
+    for points, exact in ((every, False), (per_vector, True), ({best_vector: -np.inf}, False)):
+        master = Master(demands, type_counts, artificial_cost=100.0)
+        root = generate(master, pricer, None, GenerationSettings(smoothing=0.0))
+        branching = branch_on_types(
+            master, pricer, root, None, GenerationSettings(smoothing=0.0), None, None, dict(points)
+        )
+        assert branching.closed
+        assert branching.bound >= root.bound - 1e-9
+        if exact:
+            assert branching.bound == pytest.approx(optimum, abs=1e-7)
+        else:
+            assert branching.bound <= optimum + 1e-9
+        assert master.type_lower == [0, 0] and master.type_upper == type_counts

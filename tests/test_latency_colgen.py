@@ -185,3 +185,60 @@ def test_incumbents_and_bounds_leave_the_run_as_they_are_found():
     assert incumbents and bounds
     assert incumbents == sorted(incumbents, reverse=True) and incumbents[-1] >= best - 1e-9
     assert bounds == sorted(bounds) and bounds[-1] <= best + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_pricing_with_the_rlt_cuts_equals_enumeration(seed):
+    """The pricing MILP, RLT capacity cuts included, finds the best group of every type at random duals:
+    the largest pi.n + value(n) over every count vector that fits, by enumeration."""
+    import numpy as np
+
+    inst = load(tiny(seed, operators=6, supervisors=3, twins=seed % 2 == 0))
+    data = clustering(inst)
+    pricer = colgen.LatencyPricer(data, LatencySettings())
+    rng = np.random.default_rng(seed)
+    vectors = [n for n in itertools.product(*(range(b + 1) for b in data.demand)) if any(n)]
+    for t in range(len(data.types)):
+        fitting = [n for n in vectors if pricer.fits(t, n)]
+        for _ in range(3):
+            pi = rng.uniform(-0.5, 0.5, size=len(data.demand))
+            best = max(float(pi @ np.array(n)) + pricer.value(n) for n in fitting)
+            priced = pricer.exact(t, pi, 0.0, None)
+            assert priced.least_reduced_cost == pytest.approx(data.per_group - best, abs=1e-7)
+            assert priced.columns and pricer.fits(t, priced.columns[0])
+
+
+def test_the_start_placement_is_the_first_incumbent():
+    """A start placement better than the hybrid heuristic's becomes the first incumbent (and an infeasible one
+    is refused, naming it): on a tiny instance the brute-force optimum given as the start is returned."""
+    from odrp.core.errors import InputError
+    from odrp.kinds.latency.exact.classes import better_known
+    from odrp.kinds.latency.instance import solution_json
+
+    inst = load(tiny(2, operators=6, supervisors=3))
+    best, placement = brute_force(inst)
+    start = solution_json(inst, list(placement))
+    assert better_known(inst, (best + 1.0, [0] * inst.n_operators), start, "start")[0] == pytest.approx(best)
+    assert better_known(inst, (best - 1.0, [0] * inst.n_operators), start, "start")[0] == pytest.approx(best - 1.0)
+    outcome = colgen.solve(inst, LatencySettings(colgen=True), None, 1e-6, start_solution=start)
+    assert outcome.run.objective == pytest.approx(best, rel=1e-9)
+    crowded = solution_json(inst, [0] * inst.n_operators)
+    if not evaluate_assignment(inst, [0] * inst.n_operators).feasible:
+        with pytest.raises(InputError, match="start"):
+            better_known(inst, None, crowded, "start")
+
+
+def test_multiset_points_are_the_classes_methods_undominated_multisets():
+    """The branching's points: every multiset of classes that covers the demand and is not dominated, each
+    at the classes method's bound on that many supervisors less F's constant; the dominated ones left out."""
+    from odrp.kinds.latency.exact.classes import multisets, supervisor_classes, supervisors_bound, undominated
+
+    inst = load(random_topology(seed=1001, operations=20))
+    data = clustering(inst)
+    points = colgen.multiset_points(inst, data)
+    classes = supervisor_classes(inst)
+    _, dominated = undominated(inst, classes)
+    assert set(points) | {small for small, _ in dominated} == set(multisets(inst, classes))
+    assert not set(points) & {small for small, _ in dominated}
+    on = supervisors_bound(inst)
+    assert all(bound == pytest.approx(on(sum(c)) - data.constant) for c, bound in points.items())
