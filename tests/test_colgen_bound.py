@@ -20,8 +20,8 @@ def test_the_bound_by_hand():
     assert master.lagrangian_bound(np.array([1.0]), np.array([0.0]), [-0.2]) == pytest.approx(0.6)
 
 
-def integer_optimum(demands: list[int], type_counts: list[int], columns: list[Column]) -> float:
-    """The cheapest multiset of columns that covers every demand exactly, within the type counts: a
+def optimum_per_vector(demands: list[int], type_counts: list[int], columns: list[Column]) -> dict[tuple, float]:
+    """The cheapest cover of every demand with exactly S_t groups of each type t, for every S reached: a
     dynamic program over (demand left, groups of each type used), one column after the other."""
     states = {(tuple(demands), (0,) * len(type_counts)): 0.0}
     for column in columns:
@@ -37,7 +37,16 @@ def integer_optimum(demands: list[int], type_counts: list[int], columns: list[Co
                 grown[key] = min(grown.get(key, np.inf), cost + times * column.cost)
                 times += 1
         states = grown
-    return min((cost for (left, _), cost in states.items() if not any(left)), default=np.inf)
+    best: dict[tuple, float] = {}
+    for (left, used), cost in states.items():
+        if not any(left):
+            best[used] = min(best.get(used, np.inf), cost)
+    return best
+
+
+def integer_optimum(demands: list[int], type_counts: list[int], columns: list[Column]) -> float:
+    """The cheapest multiset of columns that covers every demand exactly, within the type counts."""
+    return min(optimum_per_vector(demands, type_counts, columns).values(), default=np.inf)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -133,29 +142,6 @@ def test_branching_on_type_counts_reaches_the_optimum_the_lp_misses(seed):
     assert root.bound < optimum - 1e-6
     branching = branch_on_types(master, pricer, root, None, GenerationSettings(smoothing=0.0))
     assert branching.bound == pytest.approx(optimum, abs=1e-7) and branching.nodes >= 2
-
-
-def optimum_per_vector(demands: list[int], type_counts: list[int], columns: list[Column]) -> dict[tuple, float]:
-    """The cheapest cover of every demand with exactly S_t groups of each type t, for every S reached."""
-    states = {(tuple(demands), (0,) * len(type_counts)): 0.0}
-    for column in columns:
-        grown = dict(states)
-        for (left, used), cost in states.items():
-            times = 1
-            while True:
-                rest = tuple(b - times * a for a, b in zip(column.counts, left, strict=True))
-                count = used[column.type] + times
-                if min(rest) < 0 or count > type_counts[column.type]:
-                    break
-                key = (rest, (*used[: column.type], count, *used[column.type + 1 :]))
-                grown[key] = min(grown.get(key, np.inf), cost + times * column.cost)
-                times += 1
-        states = grown
-    best: dict[tuple, float] = {}
-    for (left, used), cost in states.items():
-        if not any(left):
-            best[used] = min(best.get(used, np.inf), cost)
-    return best
 
 
 @pytest.mark.parametrize("seed", range(16))
