@@ -497,9 +497,10 @@ def branch_on_types(
     ``points``: the vectors S that hold every solution the caller needs bounded, each with a lower bound
     of those solutions (latency: the multisets of supervisor classes that cover the demand and that no
     other of as many supervisors dominates, with the classes method's bound on that many supervisors).
-    A node holding none of them is dropped before its LP is generated, and a node's bound is never below
-    the least of its points'. On latency's 58-operator tuning seed 1001 the root LP is 11% below the
-    optimum with S = (1, 2.30, 0); the child S_2 <= 2 holds no such multiset, and the leaf S = (1, 3, 0)
+    A node holding none of them is dropped before its LP is generated (a root holding none leaves nothing
+    to bound: the bound is the cutoff, or infinity), and a node's bound is never below the least of its
+    points'. On latency's 58-operator tuning seed 1001 the root LP is 11% below the
+    optimum with S = (1, 2.30, 0); the child S_1 <= 2 holds no such multiset, and the leaf S = (1, 3, 0)
     lies 0.2% below the optimum.
 
     The master's rows are restored to the root's range afterwards; the columns generated stay.
@@ -515,24 +516,28 @@ def branch_on_types(
     if solved is None:
         return Branching(root.bound, 0, False)
     order = 0
-    first = root.bound if not points else max(root.bound, min(points.values()))
-    open_nodes.append((first, order, tuple(lower), tuple(upper), master.type_sums(solved[3])))
+
+    def least_inside(low: tuple[int, ...], high: tuple[int, ...]) -> float | None:
+        """The least bound of the points in the range (-inf without points; None when it holds none)."""
+        if points is None:
+            return -math.inf
+        inside = [b for s, b in points.items() if all(lo <= v <= hi for lo, v, hi in zip(low, s, high, strict=True))]
+        return min(inside) if inside else None
+
     nodes = 0
     best = root.bound
+    least = least_inside(tuple(lower), tuple(upper))
+    if least is not None:
+        open_nodes.append((max(root.bound, least), order, tuple(lower), tuple(upper), master.type_sums(solved[3])))
 
     def global_bound() -> float:
         return min([done, *leaves, *(node[0] for node in open_nodes)])
 
     def push(bound: float, low: tuple[int, ...], high: tuple[int, ...]) -> None:
         nonlocal order
-        if points is not None:
-            inside = [
-                b for s, b in points.items() if all(lo <= v <= hi for lo, v, hi in zip(low, s, high, strict=True))
-            ]
-            if not inside:
-                return
-            bound = max(bound, min(inside))
-        heapq.heappush(open_nodes, (bound, order := order + 1, low, high, None))
+        least = least_inside(low, high)
+        if least is not None:
+            heapq.heappush(open_nodes, (max(bound, least), order := order + 1, low, high, None))
 
     try:
         while open_nodes:
