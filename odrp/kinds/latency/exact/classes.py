@@ -7,13 +7,14 @@ form a *class*, and a placement uses a *multiset* M of classes (how many supervi
 
 Method (setting ``classes`` of :func:`odrp.kinds.latency.exact.solve.solve`):
 
-1. Incumbent s* (the hybrid heuristic's score, :func:`upper_bound`, or the warm start's if lower).
+1. Incumbent s* (the hybrid heuristic's score, :func:`upper_bound`, or the warm start's or the run's start
+   placement's if lower: :func:`better_known`).
 2. For every capacity-feasible multiset M, in the order of the bound k w2 / N + (k - components)
    min_e (w3 / |E| + w4 t_e / T) (k = |M|, every group of a connected topology is joined to another
-   by a cut edge): skip M if the bound exceeds s*, or if another multiset D of as many supervisors
-   *dominates* it (:func:`dominates`: a one-to-one map of M's members to D's gives each at least its
-   cpu and memory capacity; then every partition that fits M fits D, with the same F, and D's search
-   or D's bound covers M's). Otherwise build the model of
+   by a cut edge, :func:`supervisors_bound`): skip M if the bound exceeds s*, or if another multiset D
+   of as many supervisors *dominates* it (:func:`dominates`: a one-to-one map of M's members to D's
+   gives each at least its cpu and memory capacity; then every partition that fits M fits D, with the
+   same F, and D's search or D's bound covers M's). Otherwise build the model of
    :func:`odrp.kinds.latency.exact.model.build` on M alone (one supervisor per member of M, all used, w1 = 0:
    the supervisors of a class are interchangeable and ordered, the twins too), separate its
    triangle rows, skip M if the LP bound exceeds s*, and repeat: solve with F <= s* (to the relative
