@@ -41,6 +41,8 @@ FLAGS = (
     "--remote-debugging-pipe",
 )
 
+NAVIGATING = ("Inspected target navigated or closed", "Cannot find context with specified id")
+
 
 class Chromium:
     """Headless Chromium driven through the DevTools protocol on a pipe, one page attached."""
@@ -103,9 +105,19 @@ class Chromium:
         return result["result"].get("value")
 
     def wait_for(self, expression: str, timeout: float = 30.0) -> Any:
+        """The expression's first truthy value, asked every 0.1 s.
+
+        While a click's navigation is under way, the page being left can answer "Inspected target
+        navigated or closed" (or have no context yet): that is "not yet", asked again.
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            value = self.js(expression)
+            try:
+                value = self.js(expression)
+            except RuntimeError as error:
+                if not any(text in str(error) for text in NAVIGATING):
+                    raise
+                value = None
             if value:
                 return value
             time.sleep(0.1)
