@@ -315,15 +315,16 @@ def _searches(kind: ProblemKind) -> bool:
 def _search_member(
     kind: ProblemKind, instance: Any, time_limit: float, seed: int, floor: list[Result]
 ) -> tuple[str, Callable[[], Result]]:
-    """The kind's ``race_search`` as a race member: its heuristic with its options, from the best
-    placement of ``floor`` where its settings take a ``start``, for ``time_limit`` seconds."""
+    """The kind's ``race_search`` as a race member: its heuristic with its options, for ``time_limit``
+    seconds, from the best placement of ``floor`` where its settings take a ``start`` and its options name
+    none."""
     assert kind.race_search is not None
     name, given = kind.race_search
     heuristic = heuristic_for(name, kind)
     options: dict[str, Any] = dict(given)
     best = best_of(kind, instance, floor)
     fields = set() if heuristic.settings is None else {f.name for f in dataclasses.fields(heuristic.settings)}
-    if best is not None and "start" in fields:
+    if best is not None and "start" in fields and "start" not in given:
         options["start"] = best.solution
     settings = None if heuristic.settings is None else dataclasses.replace(heuristic.settings(), **options)
     return name, lambda: _run_heuristic(kind, instance, name, time_limit, seed, settings, time.perf_counter())

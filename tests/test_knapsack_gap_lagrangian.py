@@ -88,7 +88,7 @@ def test_lagrangian_equals_brute_force(data):
 
 
 def test_hand_example():
-    result = run_method(GAP, GAP.load(HAND, "hand"), "exact")  # auto takes the Lagrangian search
+    result = run_method(GAP, GAP.load(HAND, "hand"), "exact", threads=1)  # auto takes the Lagrangian search, unraced
     assert result.metrics["method_stats"]["formulation"] == "lagrangian"
     assert result.status == "optimal" and result.objective == 12
     assert result.solution["assignment"] == [0, 1, 1]

@@ -121,3 +121,25 @@ def test_a_search_refused_its_memory_leaves_the_exact_method_to_answer(monkeypat
     assert result.status == "optimal" and result.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     members = {m["formulation"]: m["status"] for m in result.metrics["method_stats"]["race"]}
     assert members["auto"] == "optimal" and members["odrp_local_search"] not in ("optimal", "feasible")
+
+
+def test_the_raced_search_replays_the_starts_local_search_and_goes_on():
+    """From the greedy with the run's seed (its options name the start), the raced search follows the
+    ``odrp_local_search`` heuristic's own path, whatever better placement the starts found, and goes on
+    past it: its placement is never worse than that heuristic's alone."""
+    from odrp.run import _search_member, best_of, run_starts
+
+    kind = KINDS["odrp"]
+    inst = load(random_instance(seed=4, operators=12, nodes=8, max_replicas=3))
+    alone = run_method(kind, inst, "odrp_local_search", seed=3)
+    greedy = run_method(kind, inst, "odrp_greedy")
+    floor = run_starts(kind, inst, time_limit=5.0, seed=3)
+    assert best_of(kind, inst, floor).objective != pytest.approx(greedy.objective)  # a start better than the greedy
+    name, member = _search_member(kind, inst, 2.0, 3, floor)
+    raced = member()
+    assert name == "odrp_local_search" and raced.verified
+    raced_stats, alone_stats = raced.metrics["method_stats"], alone.metrics["method_stats"]
+    assert raced_stats["start_objective"] == pytest.approx(greedy.objective)  # it began at the greedy
+    assert raced_stats["descents"] > alone_stats["descents"]  # and went on past the heuristic's restarts
+    better = raced.objective >= alone.objective if kind.sense == "max" else raced.objective <= alone.objective
+    assert better or raced.objective == pytest.approx(alone.objective, rel=1e-9)

@@ -48,7 +48,8 @@ class ProblemKind:
     - ``race_search``: a fast heuristic and its options, raced beside the exact method on the core it
       leaves idle (an exact run of one process with a time limit, two cores or more, no ``race``
       formulation): it starts from the best placement of ``starts`` (its settings' ``start``, where they
-      have one) and searches for the whole limit; the run answers with the better incumbent;
+      have one and its options name none) and searches for the whole limit; the run answers with the
+      better incumbent;
     - ``model_markdown``: the kind's model in Markdown (objective and constraints; :func:`model_text` reads it
       from the kind package's ``models/<kind>.md``, which the kind's documentation page includes), and
       ``solution_format``: its solution JSON in one line; an export's datasheet gives both.

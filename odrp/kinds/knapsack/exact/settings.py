@@ -155,6 +155,11 @@ class KnapsackSettings:
     """The search start may take this share of the time limit ..."""
     search_seconds: float = field(default=5.0, metadata={"ge": 0})
     """... and at most this many seconds."""
+    search_to_end: bool | None = None
+    """The search start runs its ``search.iterations`` rounds to their end, within the model's time, instead
+    of ``search_share``. None: where the configuration bound applies (a qm3dkp): from 20 components on,
+    the compact model's bound is far above the configuration bound and its solver improves on the start
+    rarely, so the local search is the better use of its core."""
     search: LocalSearchSettings = field(default_factory=lambda: LocalSearchSettings(iterations=10))
     """The local search of the search start."""
     reduction: bool | None = None

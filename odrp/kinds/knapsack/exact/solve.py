@@ -23,9 +23,10 @@ model.
 Steps before the model:
 
 - **Search start** (``search_start``; default: for the kinds with pair profits, qkp, qmkp and
-  qm3dkp): the greedy and local search of :mod:`odrp.heuristics.knapsack_search` (``search_share`` of
-  the time limit, at most ``search_seconds``). The model gets the row objective >= its value, and a
-  time-limited solver that finds nothing as good returns its solution (the bound stays the
+  qm3dkp): the local search of :mod:`odrp.heuristics.knapsack_search` from the run's start placement
+  (``incumbent=``), else from its greedy (``search_share`` of the time limit, at most ``search_seconds``;
+  with ``search_to_end``, a qm3dkp's default, its rounds to their end). The model gets the row
+  objective >= its value, and a time-limited solver that finds nothing as good returns its solution (the bound stays the
   solver's). With pair profits HiGHS alone finds poor incumbents; without them it finds good ones by
   itself and the search only costs time.
 - **QKP reduction** (``reduction``; default: a QKP of at least ``reduction_min_items`` items with a
@@ -91,14 +92,18 @@ def solve(
     warm_start: dict[str, Any] | None = None,
     settings: KnapsackSettings | None = None,
     threads: int | None = None,
+    incumbent: dict[str, Any] | None = None,
 ) -> ExactOutcome:
     """Solve any instance of the family exactly; an instance that cannot be feasible is a result.
 
     ``warm_start``: a feasible solution JSON of the kind, handed to the solver as a MIP start;
     ``settings``: the method's settings (default :class:`KnapsackSettings()`); ``threads``: the thread count of
-    every solver call, the arc-flow and Lagrangian searches' HiGHS runs included (None: each solver's default).
+    every solver call, the arc-flow and Lagrangian searches' HiGHS runs included (None: each solver's default);
+    ``incumbent``: the run's start placement (the kind's fast heuristics' best, a solution JSON of the kind),
+    from which the search start's local search goes on (:func:`_search_start`).
     """
     settings = settings or KnapsackSettings()
+    placement = incumbent
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation: expected {' or '.join(FORMULATIONS)}, got {formulation!r}")
     start_objective = checked_start(_evaluator(instance), instance, warm_start) if warm_start is not None else None
@@ -112,8 +117,10 @@ def solve(
         incumbent = counts_of_solution(instance, family, warm_start, "warm start")
     else:
         searched = family.n_pairs > 0 if settings.search_start is None else settings.search_start
-        seconds = _search_seconds(time_limit, settings)
-        incumbent = search.warm_start(family, seconds, settings.search) if searched else None
+        to_end = formulation != "configurations" and _search_to_end(family, settings)
+        incumbent = None
+        if searched:
+            incumbent = _search_start(instance, family, placement, time_limit, start, settings, to_end)
     if settings.reduction and (qkp_reduction.qkp_of(family) is None or incumbent is None):
         expected = "false for this instance: it needs a qkp and a start (search_start=true or --warm-start)"
         raise InputError("command line", "--param reduction", expected)
@@ -305,6 +312,37 @@ def _floor(family: Family, counts: Any) -> float:
 
 def _evaluator(instance: Any):
     return evaluator_of(instance.kind)
+
+
+def _search_to_end(family: Family, settings: KnapsackSettings) -> bool:
+    """Whether the search start runs to its end (``search_to_end``; None: where the configuration bound
+    applies, a qm3dkp, whose compact model's bound is too weak past a few components to improve on it)."""
+    return configurations.applies(family) if settings.search_to_end is None else settings.search_to_end
+
+
+def _search_start(
+    instance: Any,
+    family: Family,
+    placement: dict[str, Any] | None,
+    time_limit: float | None,
+    started: float,
+    settings: KnapsackSettings,
+    to_end: bool,
+) -> Any:
+    """The search start's counts (None if the greedy places nothing in its time): the local search of
+    :mod:`odrp.heuristics.knapsack_search` (``search`` settings, seed 0) from the run's start placement
+    where there is one, else from the greedy. It runs for ``search_share`` of the time limit (at most
+    ``search_seconds``), or, ``to_end``, for its ``search.iterations`` rounds within the model's time."""
+    if to_end:
+        seconds = math.inf if time_limit is None else (1.0 - SOLVER_MARGIN_SHARE) * time_limit
+        seconds -= time.perf_counter() - started
+    else:
+        seconds = _search_seconds(time_limit, settings)
+    if placement is None:
+        return search.warm_start(family, seconds, settings.search)
+    state = search.State(family)
+    state.reset(counts_of_solution(instance, family, placement, "the run's start placement"))
+    return search.local_search(state, 0, settings.search, time.perf_counter() + seconds)
 
 
 def _search_seconds(time_limit: float | None, settings: KnapsackSettings) -> float:
