@@ -242,3 +242,61 @@ def test_multiset_points_are_the_classes_methods_undominated_multisets():
     assert not set(points) & {small for small, _ in dominated}
     on = supervisors_bound(inst)
     assert all(bound == pytest.approx(on(sum(c)) - data.constant) for c, bound in points.items())
+
+
+def test_the_bound_multiset_by_multiset_by_hand():
+    """Two methods bound the same three multisets: the least over them of the higher of the two."""
+    from odrp.kinds.latency.exact.solve import shared_bound
+
+    colgen_bounds = {(1, 0): 0.50, (0, 2): 0.61, (1, 1): 0.58}
+    classes_bounds = {(1, 0): 0.62, (0, 2): 0.55, (1, 1): 0.57}
+    assert shared_bound([colgen_bounds, classes_bounds]) == pytest.approx(0.58)  # max(0.50, 0.62) etc.
+    assert max(min(colgen_bounds.values()), min(classes_bounds.values())) == pytest.approx(0.55)  # each alone
+    assert shared_bound([colgen_bounds, {(1, 0): 0.62}]) is None  # not the same multisets
+    assert shared_bound([colgen_bounds, {}]) is None
+
+
+def test_the_classes_methods_bound_of_each_multiset_by_hand():
+    """From its log: the quick bound, raised by the LP bound and a stopped solve's bound; a model infeasible
+    below the incumbent (or its LP) leaves nothing below the incumbent; every bound is at most the incumbent."""
+    from odrp.kinds.latency.exact.classes import multiset_bounds
+
+    levels = {2: [(2, 0), (1, 1)], 3: [(2, 1)]}
+    quick = {2: 0.40, 3: 0.70}
+    log = [
+        {"counts": [0, 2], "bound": 0.40, "pruned": "dominated", "by": [1, 1]},
+        {"counts": [2, 0], "bound": 0.40, "lp_bound": 0.52, "closed": True},
+        {"counts": [1, 1], "bound": 0.40, "lp_bound": 0.45, "stopped_bound": 0.48},
+    ]
+    found = dict(multiset_bounds(levels, lambda counts: quick[sum(counts)], log, 0.60))
+    assert found == {(2, 0): 0.60, (1, 1): 0.48, (2, 1): 0.60}  # (2, 1): its quick bound 0.70, at most 0.60
+    assert dict(multiset_bounds(levels, lambda counts: quick[sum(counts)], log[:1], None)) == {
+        (2, 0): 0.40,
+        (1, 1): 0.40,
+        (2, 1): 0.70,
+    }
+
+
+def test_the_race_takes_the_bound_multiset_by_multiset(monkeypatch):
+    """Both members stopped by the limit, each with its bound of every multiset (stand-ins): the race's bound
+    is the least over the multisets of the higher of the two, above either's own, and not yet a proof."""
+    from odrp.core.exact import ExactOutcome
+    from odrp.core.solvers import SolverRun
+    from odrp.kinds.latency.exact import solve as latency_solve
+
+    inst = load(tiny(14, supervisors=3))
+
+    def member(bound: float, objective: float, by: list) -> ExactOutcome:  # no placement: only the bounds count
+        run = SolverRun("highs", "time_limit", objective, bound, None, 1.0)
+        return ExactOutcome(run, None, {"method": "stand-in", "multiset_bounds": by})
+
+    answers = [
+        member(0.50, 0.70, [((1, 0), 0.50), ((0, 2), 0.61), ((1, 1), 0.58)]),
+        member(0.55, 0.70, [((1, 0), 0.62), ((0, 2), 0.55), ((1, 1), 0.57)]),
+    ]
+    monkeypatch.setattr(latency_solve, "race", lambda members, **keywords: answers)
+    combined = latency_solve._colgen_and_classes(inst, LatencySettings(), "highs", 10.0, 1e-6, None)
+    assert combined.run.bound == pytest.approx(0.58)
+    assert combined.run.status == "time_limit"
+    assert "multiset_bounds" not in combined.stats
+    assert any(c["method"] == "colgen and classes, multiset by multiset" for c in combined.stats["combined"])

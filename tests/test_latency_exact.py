@@ -313,3 +313,28 @@ def test_highs_options_reach_the_solver():
     run = solve(m, highs_options={"objective_bound": 3.5})
     assert run.status == "optimal" and run.objective == pytest.approx(3.0)
     assert solve(m).objective == pytest.approx(3.0)  # default: no options
+
+
+def test_a_multiset_solve_stopped_without_a_placement_bounds_in_the_score_units(monkeypatch):
+    """The classes method's restricted models are scaled (their objective times ``scale``, thousands here). A
+    solve that stops without a placement (stubbed: the real solve's answer with its solution taken away)
+    ends the method with that model's bound, which must be read back in the score's units: the run's bound
+    then stays at or below the brute-force optimum. Read as it is, it put the multiset out of the least."""
+    import dataclasses
+
+    from odrp.kinds.latency.exact import classes
+    from odrp.kinds.latency.exact.settings import LatencySettings
+
+    real = classes.run_solver
+
+    def no_placement(model, **keywords):
+        return dataclasses.replace(real(model, **keywords), status="time_limit", objective=None)
+
+    monkeypatch.setattr(classes, "run_solver", no_placement)
+    # the bound read as it was: 2.075, 1.564, 1.357 and 1.55 where brute force finds 1.783, 1.270, 1.012, 1.300
+    for seed, supervisors in ((14, 3), (15, 3), (22, 3), (4, 4)):
+        inst = load(tiny(seed, supervisors=supervisors))
+        best, _ = brute_force(inst)
+        outcome = classes.solve(inst, LatencySettings(), "highs", None, 1e-6)
+        assert outcome.run.status == "time_limit"
+        assert outcome.run.bound <= best * (1 + 1e-9)

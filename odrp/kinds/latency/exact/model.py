@@ -65,6 +65,7 @@ its orbit (same score, which the evaluator confirms), to a member they admit
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from typing import Any
@@ -75,6 +76,7 @@ import pyomo.environ as pyo
 from odrp.core.exact import clear_values
 from odrp.core.graph import digraph
 from odrp.core.kind import require
+from odrp.core.solvers import SolverRun
 from odrp.kinds.latency.evaluator import evaluate_assignment
 from odrp.kinds.latency.exact.settings import LatencySettings
 from odrp.kinds.latency.instance import LatencyInstance, parse_solution
@@ -238,6 +240,15 @@ def objective_scale(coefficients: dict[str, float]) -> float:
     """1 / the smallest positive coefficient of a term, capped to [1, 1e6]."""
     positive = [c for c in coefficients.values() if c > 0]
     return min(1e6, max(1.0, 1.0 / min(positive))) if positive else 1.0
+
+
+def unscaled(run: SolverRun, scale: float) -> SolverRun:
+    """A solver's run on a model built with ``scale`` (its objective multiplied by it), in the score's units."""
+
+    def back(value: float | None) -> float | None:
+        return None if value is None else value / scale
+
+    return dataclasses.replace(run, objective=back(run.objective), bound=back(run.bound))
 
 
 def fewest_supervisors(inst: LatencyInstance) -> int:
