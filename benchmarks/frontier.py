@@ -96,6 +96,8 @@ def _odrp(tree: Path, args: list[str], timeout: float) -> dict[str, Any]:
         result = json.loads(done.stdout)
     except json.JSONDecodeError:
         result = {"status": "error", "message": (done.stderr or done.stdout)[-300:]}
+    stats = (result.get("metrics") or {}).get("method_stats") or {}
+    members = stats.get("race") or stats.get("combined") or []  # what each raced member answered
     return {
         "status": result.get("status"),
         "objective": result.get("objective"),
@@ -106,6 +108,10 @@ def _odrp(tree: Path, args: list[str], timeout: float) -> dict[str, Any]:
         "message": (result.get("message") or result.get("error") or "")[:300],
         "wall_s": round(wall, 2),
         "load": round(load, 2),
+        "members": [
+            {key: m.get(key) for key in ("formulation", "method", "status", "objective", "bound") if key in m}
+            for m in members
+        ],
     }
 
 
