@@ -172,25 +172,3 @@ def test_branching_down_to_points(seed):
         else:
             assert branching.bound <= optimum + 1e-9
         assert master.type_lower == [0, 0] and master.type_upper == type_counts
-
-
-@pytest.mark.parametrize("seed", range(16))
-def test_each_point_is_bounded_by_at_most_its_own_optimum(seed):
-    """``point_bounds``: every vector S gets a bound at most the optimum of the solutions with exactly S
-    (enumerated; a vector without a cover has none, +inf), at least the root's, with and without the
-    optimum as the cutoff; the least over the points is the branching's bound once the tree is closed."""
-    demands, type_counts, pricer = branching_instance(seed)
-    columns = pricer.columns()
-    per_vector = optimum_per_vector(demands, type_counts, columns)
-    optimum = min(per_vector.values(), default=np.inf)
-    every = {s: -np.inf for s in itertools.product(*(range(n + 1) for n in type_counts))}
-    for cutoff in (None, optimum if np.isfinite(optimum) else None):
-        master = Master(demands, type_counts, artificial_cost=100.0)
-        root = generate(master, pricer, None, GenerationSettings(smoothing=0.0))
-        branching = branch_on_types(master, pricer, root, None, GenerationSettings(smoothing=0.0), cutoff, None, every)
-        assert branching.closed and set(branching.point_bounds) == set(every)
-        for s, bound in branching.point_bounds.items():
-            assert bound >= root.bound - 1e-9
-            assert bound <= per_vector.get(s, np.inf) + 1e-9
-        if cutoff is None:
-            assert min(branching.point_bounds.values()) == pytest.approx(branching.bound, abs=1e-9)

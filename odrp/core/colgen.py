@@ -468,9 +468,6 @@ class Branching:
     """Nodes whose LP was generated."""
     closed: bool
     """True when no node is left open: ``bound`` is the least over the leaves (or the cutoff)."""
-    point_bounds: dict[Counts, float] = field(default_factory=dict)
-    """With ``points``: a lower bound of the solutions at each point (its node's, leaf's or the bound at
-    which its node was dropped, never below the point's own); empty when no branching took place."""
 
 
 def branch_on_types(
@@ -506,9 +503,7 @@ def branch_on_types(
     optimum with S = (1, 2.30, 0); the child S_1 <= 2 holds no such multiset, and the leaf S = (1, 3, 0)
     lies 0.2% below the optimum.
 
-    The master's rows are restored to the root's range afterwards; the columns generated stay. With
-    ``points``, the result also bounds each point on its own (``point_bounds``): a portfolio that bounds
-    the same points another way keeps, point by point, the higher of the two.
+    The master's rows are restored to the root's range afterwards; the columns generated stay.
     """
     if not root.converged:
         return Branching(root.bound, 0, False)
@@ -528,14 +523,6 @@ def branch_on_types(
             return -math.inf
         inside = [b for s, b in points.items() if all(lo <= v <= hi for lo, v, hi in zip(low, s, high, strict=True))]
         return min(inside) if inside else None
-
-    settled: dict[Counts, float] = {}
-
-    def settle(bound: float, low: tuple[int, ...], high: tuple[int, ...]) -> None:
-        """Every point in the range is bounded by ``bound`` (a node dropped or a leaf)."""
-        for s, b in (points or {}).items():
-            if all(lo <= v <= hi for lo, v, hi in zip(low, s, high, strict=True)):
-                settled[s] = max(bound, b)
 
     nodes = 0
     best = root.bound
@@ -558,7 +545,6 @@ def branch_on_types(
                 break
             parent_bound, _, low, high, sums = heapq.heappop(open_nodes)
             if parent_bound >= done:
-                settle(parent_bound, low, high)
                 continue
             if sums is None:  # a child: generate its LP
                 master.set_type_range(low, high)
@@ -566,7 +552,6 @@ def branch_on_types(
                 nodes += 1
                 bound = max(parent_bound, generation.bound)
                 if bound >= done:
-                    settle(bound, low, high)
                     continue
                 resolved = master.solve_lp(None if deadline is None else max(0.01, deadline - time.perf_counter()))
                 if not generation.converged or resolved is None:  # out of time: the node stays open
@@ -592,7 +577,6 @@ def branch_on_types(
                     push(bound, (*low[:t], v + 1, *low[t + 1 :]), high)
             else:  # one vector: a leaf
                 leaves.append(bound)
-                settle(bound, low, high)
             now = global_bound()
             if now > best:
                 best = now
@@ -600,9 +584,7 @@ def branch_on_types(
                     on_bound(best)
     finally:
         master.set_type_range(lower, upper)
-    for bound, _, low, high, _ in open_nodes:  # the points of the nodes left open
-        settle(bound, low, high)
-    return Branching(max(best, global_bound()), nodes, closed=not open_nodes, point_bounds=settled)
+    return Branching(max(best, global_bound()), nodes, closed=not open_nodes)
 
 
 def dive(

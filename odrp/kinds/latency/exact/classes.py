@@ -311,15 +311,12 @@ def solve(
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
     start_solution: dict[str, Any] | None = None,
-    by_multiset: bool = False,
 ) -> ExactOutcome:
     """The method of the module docstring with the ``settings`` of the exact method (the restricted
     models always order interchangeable supervisors). ``start_solution``: a feasible placement (the run's
     start heuristics' best), the first incumbent where it beats the hybrid heuristic's, as a warm start
-    is. ``by_multiset``: a run stopped by its limit gives a bound of s for every multiset that no other
-    dominates (``multiset_bounds`` in its stats, pairs of counts and bound: :func:`multiset_bounds`), for
-    a race with the column generation. Raises :class:`TooManyGroups` when a labelling enumeration or a
-    partition's no-good rows are too large."""
+    is. Raises :class:`TooManyGroups` when a labelling enumeration or a partition's no-good rows are too
+    large."""
     start = time.perf_counter()
     restricted_settings = dataclasses.replace(settings, supervisor_symmetry=True)
     incumbent: tuple[float, list[int]] | None = upper_bound(inst, settings.incumbent_iterations)
@@ -338,15 +335,6 @@ def solve(
     ]
     seen: set[frozenset[frozenset[int]]] = set()
     mip_s = 0.0
-
-    def stop(left: list[float], run: SolverRun | None = None) -> ExactOutcome:
-        """Out of time: :func:`_stopped`, with the bound of every multiset when asked for."""
-        outcome = _stopped(inst, solver, incumbent, left, start, log, mip_s, run)
-        if by_multiset:
-            known = None if incumbent is None else incumbent[0]
-            outcome.stats["multiset_bounds"] = multiset_bounds(levels, quick_bound, log, known)
-        return outcome
-
     for k in sorted(levels):  # the quick bound grows with k: a level at a time, each in LP-bound order
         if incumbent is not None and quick_bound(levels[k][0]) > incumbent[0] * (1 + 1e-9):
             log.extend(
@@ -361,7 +349,7 @@ def solve(
             if time_limit is not None and time.perf_counter() - start > time_limit:
                 left = [bound for bound, *_ in models] + [quick_bound(c) for c in levels[k][index:]]
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
-                return stop(left)
+                return _stopped(inst, solver, incumbent, left, start, log, mip_s)
             entry: dict[str, Any] = {"counts": list(counts), "bound": quick_bound(counts)}
             log.append(entry)
             chosen = [u for c, n in zip(classes, counts, strict=True) for u in c[:n]]
@@ -400,7 +388,7 @@ def solve(
                 left += [quick_bound(c) for k2 in sorted(levels) if k2 > k for c in levels[k2]]
                 limit = solver_limit(remaining, solver, entry["build_s"])
                 if limit == 0.0:
-                    return stop(left)
+                    return _stopped(inst, solver, incumbent, left, start, log, mip_s)
                 run = run_solver(
                     m,
                     solver=solver,
@@ -412,12 +400,9 @@ def solve(
                 entry["solves"] += 1
                 entry["solve_s"].append(round(run.runtime_s, 2))
                 if run.status == "infeasible":
-                    entry["closed"] = True  # nothing left below the incumbent
                     break
                 if not run.has_solution:  # its bound in the score's units (the model's objective is scaled)
-                    run = unscaled(run, m.scale)
-                    entry["stopped_bound"] = run.bound
-                    return stop(left, run)
+                    return _stopped(inst, solver, incumbent, left, start, log, mip_s, unscaled(run, m.scale))
                 lean_placement = [
                     max(range(lean.n_supervisors), key=lambda u: pyo.value(m.x[i, u])) for i in range(inst.n_operators)
                 ]
@@ -438,30 +423,6 @@ def solve(
     run = SolverRun(solver_version(solver), "optimal", exact, score, relative_gap(exact, score, "min"), runtime)
     stats = {"method": "classes", "multisets": log, "partitions": len(seen), "mip_s": mip_s}
     return ExactOutcome(run, solution_json(inst, placement), stats)
-
-
-def multiset_bounds(
-    levels: dict[int, list[tuple[int, ...]]],
-    quick_bound: Callable[[tuple[int, ...]], float],
-    log: list[dict[str, Any]],
-    incumbent: float | None,
-) -> list[tuple[tuple[int, ...], float]]:
-    """A bound of s for every placement whose supervisors form each multiset of ``levels`` (the undominated
-    ones), from what the method's ``log`` says of it: its quick bound, its LP bound, the bound of its
-    model's solve stopped by the limit, or none below the incumbent once its model is infeasible below
-    it (then, and for every multiset, the bound is at most ``incumbent``: the partitions its model
-    excluded were labelled, at or above it)."""
-    bounds = {counts: quick_bound(counts) for level in levels.values() for counts in level}
-    for entry in log:
-        counts = tuple(entry["counts"])
-        if counts not in bounds:  # dominated
-            continue
-        found = [entry.get("lp_bound"), entry.get("stopped_bound")]
-        if entry.get("closed") or entry.get("pruned") == "lp infeasible":
-            found.append(math.inf)
-        bounds[counts] = max([bounds[counts], *(b for b in found if b is not None)])
-    cap = math.inf if incumbent is None else incumbent
-    return [(counts, min(bound, cap)) for counts, bound in bounds.items()]
 
 
 def _stopped(

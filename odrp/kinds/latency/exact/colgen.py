@@ -406,13 +406,10 @@ def solve(
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
     start_solution: dict[str, Any] | None = None,
-    by_multiset: bool = False,
 ) -> ExactOutcome:
     """The method of the module docstring (HiGHS as the pricing and master solver). ``warm_start`` and
     ``start_solution`` (the run's start heuristics' best placement): the first incumbent where better than
-    the hybrid heuristic's. ``by_multiset``: the stats give a bound of s for every multiset of
-    :func:`multiset_points` (``multiset_bounds``, pairs of counts and bound), for a race with the
-    classes method (:func:`odrp.kinds.latency.exact.solve.solve`)."""
+    the hybrid heuristic's."""
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     check_model(*estimated_size(inst, settings), "the latency column generation")
@@ -456,10 +453,8 @@ def solve(
 
     cutoff = None if incumbent is None else incumbent[0] - data.constant
     points = None
-    every = multiset_points(inst, data) if settings.colgen_branching else {}
-    point_bounds = dict(every)  # per multiset, a bound of F less its constant (raised below)
     if settings.colgen_branching:  # the multisets where a better placement may lie, and their box
-        points = {c: b for c, b in every.items() if cutoff is None or b < cutoff}
+        points = {c: b for c, b in multiset_points(inst, data).items() if cutoff is None or b < cutoff}
         if points:
             box = [(min(c[t] for c in points), max(c[t] for c in points)) for t in range(master.k)]
             master.set_type_range([lo for lo, _ in box], [hi for _, hi in box])
@@ -471,16 +466,12 @@ def solve(
             master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report
         )
         lower, stopped = generation.bound, not generation.converged
-        for counts in points or {}:  # the box's generation bounds every multiset in the box
-            point_bounds[counts] = max(point_bounds[counts], generation.bound)
         if points and generation.converged:
             branching = branch_on_types(
                 master, pricer, generation, generation_deadline, generation_settings, cutoff, report, points
             )
             lower, stopped = max(lower, branching.bound), not branching.closed
             stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
-            for counts, bound in branching.point_bounds.items():
-                point_bounds[counts] = max(point_bounds[counts], bound)
         stats.update(
             {
                 "converged": generation.converged,
@@ -538,8 +529,6 @@ def solve(
         consider(chosen, "restricted_master")
     runtime = time.perf_counter() - start
     stats["incumbent_from"] = incumbent_from
-    if by_multiset and point_bounds:
-        stats["multiset_bounds"] = [(c, b + data.constant) for c, b in point_bounds.items()]
     if incumbent is None:
         message = "column generation found no placement within the time limit"
         return ExactOutcome(SolverRun(solver, "time_limit", None, bound, None, runtime, message=message), None, stats)

@@ -117,47 +117,29 @@ def _colgen_and_classes(
 ) -> ExactOutcome:
     """The column generation and the classes method at once, one process each: the better incumbent and the
     better bound (their bounds differ in kind: the set-partitioning master's Lagrangian bound, the least LP
-    bound of the multisets left; at 58 operators either may be the higher). Both bound every multiset of
-    supervisor classes that no other dominates, and every placement lies in one of them
-    (:func:`~odrp.kinds.latency.exact.colgen.multiset_points`): where both answer with those bounds, the
-    least over the multisets of the higher of the two is a bound as well (:func:`shared_bound`)."""
+    bound of the multisets left; at 58 operators either may be the higher)."""
 
     if time_limit is not None:  # the members' answers travel back and are combined within the limit
         time_limit = max(0.0, time_limit - min(1.0, 0.05 * time_limit))
 
     def by_classes() -> ExactOutcome:
         try:
-            return classes.solve(inst, settings, solver, time_limit, mip_gap, None, incumbent, by_multiset=True)
+            return classes.solve(inst, settings, solver, time_limit, mip_gap, start_solution=incumbent)
         except classes.TooManyGroups:
             one_model = dataclasses.replace(settings, classes=False)
             return solve_one_model(inst, solver, time_limit, mip_gap, None, one_model)
 
     outcomes = race(
-        [lambda: colgen.solve(inst, settings, time_limit, mip_gap, None, incumbent, by_multiset=True), by_classes],
+        [lambda: colgen.solve(inst, settings, time_limit, mip_gap, start_solution=incumbent), by_classes],
         decided=lambda o: o.run.status in ("optimal", "infeasible"),
         time_limit=time_limit,
     )
     answered = [o for o in outcomes if isinstance(o, ExactOutcome)]
     if not answered:
         raise next((o for o in outcomes if isinstance(o, BaseException)), RuntimeError("both methods died"))
-    by_multiset = [dict(o.stats.pop("multiset_bounds", [])) for o in answered]
-    shared = shared_bound(by_multiset) if len(answered) == 2 else None
-    if shared is not None:  # one more bound to combine, as a method of its own
-        solver_name = answered[0].run.solver
-        run = SolverRun(solver_name, "time_limit", None, shared, None, 0.0)
-        answered.append(ExactOutcome(run, None, {"method": "colgen and classes, multiset by multiset"}))
     combined = best_outcome(answered, "min", mip_gap)
     combined.stats["method"] = "colgen and classes, raced"
     return combined
-
-
-def shared_bound(by_multiset: list[dict[tuple[int, ...], float]]) -> float | None:
-    """The least over the multisets of the highest bound any method gives it (a minimisation): every
-    placement lies in one multiset, whose bound is each method's bound of it. None unless every method
-    bounds the same multisets."""
-    if len(by_multiset) < 2 or not by_multiset[0] or any(set(b) != set(by_multiset[0]) for b in by_multiset):
-        return None
-    return min(max(bounds[counts] for bounds in by_multiset) for counts in by_multiset[0])
 
 
 def use_colgen(
