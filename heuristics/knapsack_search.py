@@ -347,6 +347,15 @@ def local_search(state: State, seed: int, settings: LocalSearchSettings, deadlin
     return best
 
 
+def search_from(
+    f: Family, counts: np.ndarray, seed: int, settings: LocalSearchSettings, deadline: float | None
+) -> np.ndarray:
+    """Iterated local search from the solution ``counts``; returns the best counts found."""
+    state = State(f)
+    state.reset(counts)
+    return local_search(state, seed, settings, deadline)
+
+
 def warm_start(f: Family, seconds: float, settings: LocalSearchSettings, seed: int = 0) -> np.ndarray | None:
     """Counts of a good solution within ``seconds`` (greedy, then local search), None if greedy fails."""
     deadline = time.perf_counter() + seconds

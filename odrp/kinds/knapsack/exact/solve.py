@@ -26,9 +26,9 @@ Steps before the model:
   qm3dkp): the local search of :mod:`odrp.heuristics.knapsack_search` from the run's start placement
   (``incumbent=``), else from its greedy (``search_share`` of the time limit, at most ``search_seconds``;
   with ``search_to_end``, a qm3dkp's default, its rounds to their end). The model gets the row
-  objective >= its value, and a time-limited solver that finds nothing as good returns its solution (the bound stays the
-  solver's). With pair profits HiGHS alone finds poor incumbents; without them it finds good ones by
-  itself and the search only costs time.
+  objective >= its value, and a time-limited solver that finds nothing as good returns its solution
+  (the bound stays the solver's). With pair profits HiGHS alone finds poor incumbents; without them
+  it finds good ones by itself and the search only costs time.
 - **QKP reduction** (``reduction``; default: a QKP of at least ``reduction_min_items`` items with a
   start): the tabu search of :mod:`.qkp_search` improves the start, the probing of
   :mod:`.qkp_reduction` fixes variables, and the model solves what is left (:func:`_run_reduced`).
@@ -340,9 +340,8 @@ def _search_start(
         seconds = _search_seconds(time_limit, settings)
     if placement is None:
         return search.warm_start(family, seconds, settings.search)
-    state = search.State(family)
-    state.reset(counts_of_solution(instance, family, placement, "the run's start placement"))
-    return search.local_search(state, 0, settings.search, time.perf_counter() + seconds)
+    counts = counts_of_solution(instance, family, placement, "the run's start placement")
+    return search.search_from(family, counts, 0, settings.search, time.perf_counter() + seconds)
 
 
 def _search_seconds(time_limit: float | None, settings: KnapsackSettings) -> float:
@@ -543,9 +542,9 @@ def _solve_configurations(
     if incumbent is not None:
         clock = time.perf_counter()
         rounds = settings.search.iterations if deadline is None else 2**31
-        state = search.State(family)
-        state.reset(incumbent)
-        found_counts = search.local_search(state, 1, dataclasses.replace(settings.search, iterations=rounds), deadline)
+        found_counts = search.search_from(
+            family, incumbent, 1, dataclasses.replace(settings.search, iterations=rounds), deadline
+        )
         if family.objective(found_counts) > family.objective(incumbent):
             incumbent = found_counts
             progress.incumbent(solution_of(instance, family, incumbent), "local search")
