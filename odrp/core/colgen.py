@@ -46,7 +46,12 @@ out there the LP is optimal and L = z_LP.
 **Branching** (:func:`branch_on_types`): after the LP has converged, branch and price on the number of
 groups of each type, S_t, whose rows then read lower_t <= S_t <= upper_t (with an artificial column per
 type, so that a node's LP stays feasible); the Lagrangian bound of a node holds for S_t in its range,
-with sum_t min(q_t lower_t, q_t upper_t) in place of sum_t n_t min(0, q_t).
+with sum_t min(q_t lower_t, q_t upper_t) in place of sum_t n_t min(0, q_t). Inside a single vector of
+counts, Ryan and Foster's (1981) branching on a pair of items (a, b), a of demand 1: *together*, the
+group that holds a holds b (and, b also of demand 1, the group that holds b holds a), or *apart*, no
+group holds both; every integer solution lies in exactly one of the two, and the pricing keeps to them
+(:meth:`Pricer.restrict`). Barnhart et al. (1998), "Branch-and-price: column generation for solving huge
+integer programs", section 4.
 
 **Primal**: the restricted master as an integer program over the columns generated
 (:meth:`Master.restricted_ip`).
@@ -54,6 +59,7 @@ with sum_t min(q_t lower_t, q_t upper_t) in place of sum_t n_t min(0, q_t).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import random
@@ -68,6 +74,22 @@ from odrp.core.solvers.highs import use_threads
 from odrp.core.solvers.run import c_stdout_silenced
 
 Counts = tuple[int, ...]
+
+Pair = tuple[int, int, bool]
+"""A branching decision on items (a, b), a of demand 1: True for *together*, False for *apart*."""
+
+
+def pairs_allow(demands: Sequence[int], pairs: Sequence[Pair], counts: Sequence[int]) -> bool:
+    """Whether a group of these counts keeps every decision of ``pairs`` (the module docstring's branching):
+    apart, it does not hold both a and b; together, holding a it holds b, and holding b it holds a when b
+    is of demand 1 too."""
+    for a, b, together in pairs:
+        if not together:
+            if counts[a] and counts[b]:
+                return False
+        elif (counts[a] and not counts[b]) or (demands[b] == 1 and counts[b] and not counts[a]):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -170,6 +192,11 @@ class Pricer(Protocol):
         """The least reduced cost of type ``t`` at (pi, mu) over its non-empty groups (a bound of it when the
         time runs out); at a branch's duals (mu_t > 0) the empty group can look best, and is no group."""
 
+    def restrict(self, pairs: Sequence[Pair]) -> None:
+        """Price, from now on, only groups that keep ``pairs`` (:func:`pairs_allow`); the exact pricing
+        over those alone (its bound must hold for them). Needed by :func:`branch_on_types` with
+        ``branch_pairs``."""
+
 
 @dataclass
 class Column:
@@ -213,6 +240,9 @@ class Master:
         self._artificial_cost = artificial_cost
         self._type_artificials = False
         self._seen: set[tuple[int, Counts]] = set()
+        self.pairs: tuple[Pair, ...] = ()
+        """The branching decisions on pairs in force (:meth:`restrict`)."""
+        self._blocked: set[int] = set()
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         inf = highspy.kHighsInf
@@ -226,9 +256,9 @@ class Master:
         self.h = h
 
     def add(self, column: Column) -> bool:
-        """Add a column unless the LP has it already; True if added."""
+        """Add a column unless the LP has it already or it breaks a decision in force; True if added."""
         key = (column.type, column.counts)
-        if key in self._seen:
+        if key in self._seen or not pairs_allow(self.demands, self.pairs, column.counts):
             return False
         self._seen.add(key)
         rows = [i for i, a in enumerate(column.counts) if a] + [self.m + column.type]
@@ -280,6 +310,49 @@ class Master:
         self.type_lower, self.type_upper = [int(v) for v in lower], [int(v) for v in upper]
         for t in range(self.k):
             self.h.changeRowBounds(self.m + t, float(self.type_lower[t]), float(self.type_upper[t]))
+
+    def restrict(self, pairs: Sequence[Pair]) -> None:
+        """Keep only the columns that keep ``pairs`` (the others bounded to 0 until the next call) and
+        refuse new ones that break them."""
+        self.pairs = tuple(pairs)
+        blocked = {
+            j
+            for j, column in enumerate(self.columns)
+            if column is not None and not pairs_allow(self.demands, self.pairs, column.counts)
+        }
+        for j, upper in [(j, 0.0) for j in blocked - self._blocked] + [(j, math.inf) for j in self._blocked - blocked]:
+            self.h.changeColBounds(j, 0.0, self.highspy.kHighsInf if upper == math.inf else 0.0)
+        self._blocked = blocked
+
+    def fractional_pair(self, values: np.ndarray, tolerance: float = 1e-6) -> tuple[int, int] | None:
+        """The pair (a, b) of the LP solution ``values`` to branch on: a of demand 1, b held with a in a share
+        f of a's groups, 0 < f < 1, f nearest 1/2 (None when every such share is 0 or 1)."""
+        share: dict[tuple[int, int], float] = {}
+        for j, column in enumerate(self.columns):
+            if column is None or values[j] <= 1e-9:
+                continue
+            held = [i for i, n in enumerate(column.counts) if n]
+            for a in held:
+                if self.demands[a] != 1:
+                    continue
+                for b in held:
+                    if b != a and (self.demands[b] != 1 or a < b):
+                        share[a, b] = share.get((a, b), 0.0) + float(values[j])
+        best, pair = tolerance, None
+        for key, f in sorted(share.items()):
+            if min(f, 1.0 - f) > best:
+                best, pair = min(f, 1.0 - f), key
+        return pair
+
+    def integral(self, values: np.ndarray, tolerance: float = 1e-6) -> list[Column] | None:
+        """The columns of an integral LP solution ``values`` without artificial columns, else None."""
+        chosen: list[Column] = []
+        for j, column in enumerate(self.columns):
+            if abs(values[j] - round(values[j])) > tolerance or (column is None and values[j] > tolerance):
+                return None
+            if column is not None:
+                chosen.extend([column] * round(values[j]))
+        return chosen
 
     def reduced_cost(self, column: Column, pi: np.ndarray, mu: np.ndarray) -> float:
         return column.cost - float(np.dot(pi, column.counts)) - float(mu[column.type])
@@ -479,9 +552,11 @@ def branch_on_types(
     cutoff: float | None = None,
     on_bound: Callable[[float], None] | None = None,
     points: Mapping[Counts, float] | None = None,
+    branch_pairs: bool = False,
+    on_integral: Callable[[list[Column]], float | None] | None = None,
 ) -> Branching:
     """Branch and price on the number of groups of each type, best bound first, after a converged root,
-    down to single count vectors.
+    down to single count vectors, and with ``branch_pairs`` on pairs of items inside them.
 
     A node is a range [lower_t, upper_t] of S_t, the number of groups of type t. Its LP is the master with
     those rows, generated again from every column known (:func:`generate`, stopped once its bound reaches
@@ -489,10 +564,17 @@ def branch_on_types(
     its parent's. Where the LP's S_t are fractional, the type whose S_t is the most fractional is split
     into S_t <= floor and S_t >= ceil; where they are all integral but the node is not a single vector,
     the free type with the most groups in the LP is split three ways, S_t below, at and above its value.
-    A node that is one vector S is a leaf: its bound is the set-partitioning bound with exactly S_t groups
-    of each type, which the LP of a range (mixing vectors) does not reach. Every integer solution lies in
-    exactly one leaf, so the least bound over the open nodes and the leaves bounds them all; a node whose
-    bound reaches ``cutoff`` (an incumbent's cost) holds nothing better and is dropped.
+    A node that is one vector S has the set-partitioning bound with exactly S_t groups of each type, which
+    the LP of a range (mixing vectors) does not reach. Without ``branch_pairs`` it is a leaf. With it, a
+    node of one vector whose LP holds a pair of :meth:`Master.fractional_pair` is split on that pair,
+    together and apart (the module docstring), the pricer and the master keeping to every decision of the
+    node (:meth:`Pricer.restrict`, :meth:`Master.restrict`); one without such a pair is a leaf. Every
+    integer solution lies in exactly one leaf, so the least bound over the open nodes and the leaves bounds
+    them all; a node whose bound reaches ``cutoff`` (an incumbent's cost) holds nothing better and is dropped.
+
+    ``on_integral``: called with the columns of every node's LP solution that is integral (a solution of
+    the problem); it returns that solution's cost as the caller scores it (the new cutoff where lower), or
+    None.
 
     ``points``: the vectors S that hold every solution the caller needs bounded, each with a lower bound
     of those solutions (latency: the multisets of supervisor classes that cover the demand and that no
@@ -503,14 +585,17 @@ def branch_on_types(
     optimum with S = (1, 2.30, 0); the child S_1 <= 2 holds no such multiset, and the leaf S = (1, 3, 0)
     lies 0.2% below the optimum.
 
-    The master's rows are restored to the root's range afterwards; the columns generated stay.
+    The master's rows and the decisions on pairs are restored to the root's afterwards; the columns
+    generated stay.
     """
     if not root.converged:
         return Branching(root.bound, 0, False)
     lower, upper = list(master.type_lower), list(master.type_upper)
     done = math.inf if cutoff is None else cutoff
     tolerance = 1e-6
-    open_nodes: list[tuple[float, int, tuple[int, ...], tuple[int, ...], np.ndarray | None]] = []
+    child_settings = dataclasses.replace(settings, smoothing=0.0)  # a child starts from its parent's columns
+    Node = tuple[float, int, tuple[int, ...], tuple[int, ...], np.ndarray | None, tuple[Pair, ...]]
+    open_nodes: list[Node] = []
     leaves: list[float] = []
     solved = master.solve_lp(None if deadline is None else max(0.01, deadline - time.perf_counter()))
     if solved is None:
@@ -528,53 +613,64 @@ def branch_on_types(
     best = root.bound
     least = least_inside(tuple(lower), tuple(upper))
     if least is not None:
-        open_nodes.append((max(root.bound, least), order, tuple(lower), tuple(upper), master.type_sums(solved[3])))
+        open_nodes.append((max(root.bound, least), order, tuple(lower), tuple(upper), solved[3], ()))
 
     def global_bound() -> float:
         return min([done, *leaves, *(node[0] for node in open_nodes)])
 
-    def push(bound: float, low: tuple[int, ...], high: tuple[int, ...]) -> None:
+    def push(bound: float, low: tuple[int, ...], high: tuple[int, ...], pairs: tuple[Pair, ...]) -> None:
         nonlocal order
         least = least_inside(low, high)
         if least is not None:
-            heapq.heappush(open_nodes, (max(bound, least), order := order + 1, low, high, None))
+            heapq.heappush(open_nodes, (max(bound, least), order := order + 1, low, high, None, pairs))
 
     try:
         while open_nodes:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            parent_bound, _, low, high, sums = heapq.heappop(open_nodes)
+            parent_bound, _, low, high, values, pairs = heapq.heappop(open_nodes)
             if parent_bound >= done:
                 continue
-            if sums is None:  # a child: generate its LP
+            if values is None:  # a child: generate its LP
                 master.set_type_range(low, high)
-                generation = generate(master, pricer, deadline, settings, cutoff=done)
+                if branch_pairs:
+                    master.restrict(pairs)
+                    pricer.restrict(pairs)
+                generation = generate(master, pricer, deadline, child_settings, cutoff=done)
                 nodes += 1
                 bound = max(parent_bound, generation.bound)
                 if bound >= done:
                     continue
                 resolved = master.solve_lp(None if deadline is None else max(0.01, deadline - time.perf_counter()))
                 if not generation.converged or resolved is None:  # out of time: the node stays open
-                    heapq.heappush(open_nodes, (bound, order := order + 1, low, high, None))
+                    heapq.heappush(open_nodes, (bound, order := order + 1, low, high, None, pairs))
                     break
-                sums = master.type_sums(resolved[3])
+                values = resolved[3]
             else:
                 bound = parent_bound
+            if on_integral is not None and (chosen := master.integral(values)) is not None:
+                cost = on_integral(chosen)
+                if cost is not None and cost < done:
+                    done = cost
+            sums = master.type_sums(values)
             fraction = np.abs(sums - np.round(sums))
             t = int(fraction.argmax())
             free = [t for t in range(master.k) if low[t] < high[t]]
             if fraction[t] > tolerance:
                 floor, ceil = math.floor(sums[t]), math.ceil(sums[t])
-                push(bound, low, (*high[:t], floor, *high[t + 1 :]))
-                push(bound, (*low[:t], ceil, *low[t + 1 :]), high)
+                push(bound, low, (*high[:t], floor, *high[t + 1 :]), pairs)
+                push(bound, (*low[:t], ceil, *low[t + 1 :]), high, pairs)
             elif free:  # integral counts in a range of vectors: below, at and above the LP's
                 t = max(free, key=lambda t: sums[t])
                 v = round(sums[t])
                 if v > low[t]:
-                    push(bound, low, (*high[:t], v - 1, *high[t + 1 :]))
-                push(bound, (*low[:t], v, *low[t + 1 :]), (*high[:t], v, *high[t + 1 :]))
+                    push(bound, low, (*high[:t], v - 1, *high[t + 1 :]), pairs)
+                push(bound, (*low[:t], v, *low[t + 1 :]), (*high[:t], v, *high[t + 1 :]), pairs)
                 if v < high[t]:
-                    push(bound, (*low[:t], v + 1, *low[t + 1 :]), high)
+                    push(bound, (*low[:t], v + 1, *low[t + 1 :]), high, pairs)
+            elif branch_pairs and (pair := master.fractional_pair(values)) is not None:
+                for together in (True, False):
+                    push(bound, low, high, (*pairs, (*pair, together)))
             else:  # one vector: a leaf
                 leaves.append(bound)
             now = global_bound()
@@ -584,6 +680,9 @@ def branch_on_types(
                     on_bound(best)
     finally:
         master.set_type_range(lower, upper)
+        if branch_pairs:
+            master.restrict(())
+            pricer.restrict(())
     return Branching(max(best, global_bound()), nodes, closed=not open_nodes)
 
 

@@ -73,11 +73,13 @@ from odrp.core.colgen import (
     Counts,
     GenerationSettings,
     Master,
+    Pair,
     Pricing,
     add_capacity_products,
     branch_on_types,
     dive,
     generate,
+    pairs_allow,
     price_units,
 )
 from odrp.core.exact import ExactOutcome
@@ -169,6 +171,10 @@ class LatencyPricer:
         self.m = len(data.demand)
         self.neighbours = [np.flatnonzero(data.weight[a]) for a in range(self.m)]
         self._models: dict[int, Any] = {}
+        self.pairs: tuple[Pair, ...] = ()
+        """The branching decisions the groups keep (:meth:`restrict`)."""
+        self._model_pairs: dict[int, tuple[Pair, ...]] = {}
+        """The decisions whose rows each exact model holds (after its own rows)."""
         self._rng = random.Random(0)
         self.exact_calls = 0
         self.best_found: dict[int, Counts | None] = {}
@@ -188,6 +194,34 @@ class LatencyPricer:
         d = self.data
         return _fits(d.cpu_limit[t], float(d.cpu @ n)) and _fits(d.memory_limit[t], float(d.memory @ n))
 
+    def restrict(self, pairs: Sequence[Pair]) -> None:
+        self.pairs = tuple(pairs)
+
+    def _keep_pairs(self, t: int, n: np.ndarray, upper: np.ndarray) -> np.ndarray | None:
+        """A group near ``n`` that keeps the decisions: for a pair apart, a (of demand 1) left out; for a
+        pair together, the missing end added where it fits, else the other end left out. None when the
+        result is empty or still breaks one."""
+        d = self.data
+        n = n.copy()
+        for _ in range(len(self.pairs) + 1):
+            changed = False
+            for a, b, together in self.pairs:
+                if not together and n[a] and n[b]:
+                    n[a], changed = 0, True
+                elif together:
+                    for have, need in ((a, b), (b, a)) if d.demand[b] == 1 else ((a, b),):
+                        if n[have] and not n[need]:
+                            n[need] += 1
+                            if not (n[need] <= upper[need] and self.fits(t, n)):
+                                n[need] -= 1
+                                n[have] = 0
+                            changed = True
+            if not changed:
+                break
+        if not n.any() or not pairs_allow(d.demand, self.pairs, n):
+            return None
+        return n
+
     # -------------------------------------------------------------- heuristic
     def heuristic(self, t: int, pi: np.ndarray, mu: float, upper: Sequence[int], starts: list[Counts]) -> list[Counts]:
         d = self.data
@@ -195,6 +229,14 @@ class LatencyPricer:
         upper_units = np.asarray(upper)
         threshold = d.per_group - mu  # a group prices out when pi.n + value(n) exceeds it
         found: dict[Counts, float] = {}
+        apart = np.array([(a, b) for a, b, together in self.pairs if not together], dtype=int).reshape(-1, 2)
+
+        def blocked(n: np.ndarray) -> np.ndarray:
+            """The items a unit of which would join one kept apart from an item of ``n``."""
+            out = np.zeros(self.m, dtype=bool)
+            out[apart[n[apart[:, 1]] > 0, 0]] = True
+            out[apart[n[apart[:, 0]] > 0, 1]] = True
+            return out
 
         def search(n: np.ndarray) -> None:
             cpu, memory = float(d.cpu @ n), float(d.memory @ n)
@@ -202,6 +244,8 @@ class LatencyPricer:
             while True:
                 room_cpu, room_memory = cap_cpu - cpu, cap_memory - memory
                 can_add = (n < upper_units) & (d.cpu <= room_cpu) & (d.memory <= room_memory)
+                if len(apart):
+                    can_add &= ~blocked(n)
                 best_add = np.where(can_add, gain, -np.inf)
                 a = int(best_add.argmax())
                 best_remove = np.where((n > 0) & (n.sum() > 1), -gain, -np.inf)  # a group keeps one unit
@@ -227,6 +271,8 @@ class LatencyPricer:
                     & (d.memory[None, :] - d.memory[inside][:, None] <= room_memory)
                 )
                 ok[np.arange(len(inside)), inside] = False
+                if len(apart):
+                    ok &= ~blocked(n)[None, :]
                 swap = np.where(ok, swap, -np.inf)
                 flat = int(swap.argmax())
                 row, b = divmod(flat, self.m)
@@ -240,6 +286,11 @@ class LatencyPricer:
                 gain += d.weight[b] - d.weight[a]
 
         def record(n: np.ndarray) -> None:
+            if self.pairs:  # a branch's decisions on pairs: the search ignores them, a repair keeps them
+                kept = self._keep_pairs(t, n, upper_units)
+                if kept is None:
+                    return
+                n = kept
             if not n.any():  # a supervisor used holds an operator (a branch's duals can make nothing look good)
                 return
             value = float(pi @ n) + self.value(n)
@@ -322,11 +373,37 @@ class LatencyPricer:
         h.setOptionValue("mip_rel_gap", 1e-7)
         h.setOptionValue("mip_abs_gap", 1e-9)
         self._models[t] = (h, units)
+        self._model_pairs[t] = ()
         return self._models[t]
+
+    def _keep_pairs_in_model(self, t: int) -> None:
+        """Make the exact model of type ``t`` hold the rows of the decisions in force, on the first unit of
+        each item (x_{A,0} = 1 when the group holds A): apart, x_{a,0} + x_{b,0} <= 1; together,
+        x_{a,0} <= x_{b,0}, an equality when b is of demand 1 too."""
+        if self._model_pairs[t] == self.pairs:
+            return
+        import highspy
+
+        h, units = self._models[t]
+        kept = len(self._model_pairs[t])
+        if kept:
+            rows = h.getNumRow()
+            h.deleteRows(kept, np.arange(rows - kept, rows, dtype=np.int32))
+        first = {a: q for q, (a, k) in enumerate(units) if k == 0}
+        inf = highspy.kHighsInf
+        for a, b, together in self.pairs:
+            index = np.array([first[a], first[b]], dtype=np.int32)
+            if together:
+                lower = 0.0 if self.data.demand[b] == 1 else -inf
+                h.addRow(lower, 0.0, 2, index, np.array([1.0, -1.0]))
+            else:
+                h.addRow(-inf, 1.0, 2, index, np.array([1.0, 1.0]))
+        self._model_pairs[t] = self.pairs
 
     def exact(self, t: int, pi: np.ndarray, mu: float, time_limit: float | None) -> Pricing:
         self.exact_calls += 1
         h, units = self._model(t)
+        self._keep_pairs_in_model(t)
         costs = np.array([pi[a] for a, _ in units])
         # the MIP start: the best group the heuristic found at these duals
         threshold = self.data.per_group - mu
@@ -451,39 +528,6 @@ def solve(
         """A bound of F less its constant, reported as a bound of s."""
         progress.bound(max(value + data.constant, simple_bound(inst)))
 
-    cutoff = None if incumbent is None else incumbent[0] - data.constant
-    points = None
-    if settings.colgen_branching:  # the multisets where a better placement may lie, and their box
-        points = {c: b for c, b in multiset_points(inst, data).items() if cutoff is None or b < cutoff}
-        if points:
-            box = [(min(c[t] for c in points), max(c[t] for c in points)) for t in range(master.k)]
-            master.set_type_range([lo for lo, _ in box], [hi for _, hi in box])
-            stats["multisets"] = len(points)
-    if points == {} and cutoff is not None:  # the classes method's bound of every multiset reaches the incumbent
-        lower, stopped = cutoff, False
-    else:
-        generation = generate(
-            master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report
-        )
-        lower, stopped = generation.bound, not generation.converged
-        if points and generation.converged:
-            branching = branch_on_types(
-                master, pricer, generation, generation_deadline, generation_settings, cutoff, report, points
-            )
-            lower, stopped = max(lower, branching.bound), not branching.closed
-            stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
-        stats.update(
-            {
-                "converged": generation.converged,
-                "lp_value": generation.lp_value + data.constant,
-                "iterations": generation.iterations,
-                "exact_rounds": generation.exact_rounds,
-                **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
-            }
-        )
-    bound = max(lower + data.constant, simple_bound(inst))
-    stats["columns"] = sum(c is not None for c in master.columns)
-    stats["generation_s"] = round(time.perf_counter() - start, 3)
     scorer = Scorer(inst)
 
     def consider(columns: list[Column] | None, source: str) -> None:
@@ -502,6 +546,54 @@ def solve(
             incumbent, incumbent_from = (score, p), source
             progress.incumbent(solution_json(inst, p), f"column generation ({source})")
 
+    cutoff = None if incumbent is None else incumbent[0] - data.constant
+    points = None
+    if settings.colgen_branching:  # the multisets where a better placement may lie, and their box
+        points = {c: b for c, b in multiset_points(inst, data).items() if cutoff is None or b < cutoff}
+        if points:
+            box = [(min(c[t] for c in points), max(c[t] for c in points)) for t in range(master.k)]
+            master.set_type_range([lo for lo, _ in box], [hi for _, hi in box])
+            stats["multisets"] = len(points)
+    if points == {} and cutoff is not None:  # the classes method's bound of every multiset reaches the incumbent
+        lower, stopped = cutoff, False
+    else:
+        generation = generate(
+            master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report
+        )
+        lower, stopped = generation.bound, not generation.converged
+        if points and generation.converged:
+
+            def integral(columns: list[Column]) -> float | None:
+                """A node's integral LP solution: labelled, climbed from, and the incumbent's F as the cutoff."""
+                consider(columns, "branching")
+                return None if incumbent is None else incumbent[0] - data.constant
+
+            branching = branch_on_types(
+                master,
+                pricer,
+                generation,
+                generation_deadline,
+                generation_settings,
+                cutoff,
+                report,
+                points,
+                branch_pairs=settings.colgen_pairs,
+                on_integral=integral,
+            )
+            lower, stopped = max(lower, branching.bound), not branching.closed
+            stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
+        stats.update(
+            {
+                "converged": generation.converged,
+                "lp_value": generation.lp_value + data.constant,
+                "iterations": generation.iterations,
+                "exact_rounds": generation.exact_rounds,
+                **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
+            }
+        )
+    bound = max(lower + data.constant, simple_bound(inst))
+    stats["columns"] = sum(c is not None for c in master.columns)
+    stats["generation_s"] = round(time.perf_counter() - start, 3)
     # a dive (fix the largest column, price heuristically for the rest), then the restricted master IP
     clock = time.perf_counter()
     dive_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share / 2)

@@ -109,3 +109,8 @@ class LatencySettings:
     nodes'. Held-out seeds 2001-2005, 60 s, against the branching that stopped at integral counts
     without the box: median gap at 58 operators 4.90% to 1.39%, at 82 operators 17.39% to 4.78%
     (docs/measurements/frontier.md)."""
+    colgen_pairs: bool = True
+    """With ``colgen_branching``, branch further inside a single multiset on pairs of operators (Ryan and
+    Foster: together on one supervisor, or apart) while the LP is fractional there
+    (:func:`odrp.core.colgen.branch_on_types`); every integral LP solution of a node is labelled and becomes
+    the incumbent where better."""
