@@ -99,8 +99,11 @@ class Pricing:
     columns: list[Counts]
     """Columns it found (the best first), whatever their reduced cost."""
     least_reduced_cost: float | None
-    """A lower bound of the least reduced cost of the type (the optimum when the pricing was proven);
-    None when the pricing proved nothing (then no bound is computed this round)."""
+    """A lower bound of the least reduced cost of the type (the optimum less a safety margin when the
+    pricing was proven); None when the pricing proved nothing (then no bound is computed this round)."""
+    proven: bool = False
+    """True when the pricing solved to optimality (no group of the type has a smaller reduced cost than
+    the columns', whatever the margin in ``least_reduced_cost``)."""
 
 
 def price_units(
@@ -143,13 +146,14 @@ def price_units(
                 n[i] += 1
         columns.append(tuple(n))
     status = h.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
+    proven = status == highspy.HighsModelStatus.kOptimal
+    if proven:
         best = max(info.mip_dual_bound, info.objective_function_value)
     elif status == highspy.HighsModelStatus.kTimeLimit and math.isfinite(info.mip_dual_bound):
         best = info.mip_dual_bound  # a solve that ran: its dual bound holds
     else:
         return Pricing(columns, None)
-    return Pricing(columns, threshold - best - 1e-9 * max(1.0, abs(best)))
+    return Pricing(columns, threshold - best - 1e-9 * max(1.0, abs(best)), proven)
 
 
 def add_capacity_products(
@@ -493,6 +497,7 @@ def generate(
         clock = time.perf_counter()
         heuristic_added = added
         least: list[float] = []
+        proven = True  # every pricing of the round solved to optimality
         for t in range(master.k):
             if t not in used:  # no group of type t: its term of L is 0 whatever its reduced cost
                 least.append(0.0)
@@ -509,6 +514,7 @@ def generate(
             if priced.least_reduced_cost is None:
                 break
             least.append(priced.least_reduced_cost)
+            proven = proven and priced.proven
         stats["exact_s"] += time.perf_counter() - clock
         stats["exact_columns"] += added - heuristic_added
         if len(least) == master.k:
@@ -527,7 +533,9 @@ def generate(
             if len(least) < master.k:  # out of time, or a pricing that proved nothing
                 return Generation(best_bound, lp_value, False, iterations, exact_rounds, stats)
             if not smoothed:  # nothing prices out at the LP's own duals: the LP is optimal if proven so
-                converged = best_bound >= lp_value - 1e-7 * max(1.0, abs(lp_value))
+                # (every pricing solved to optimality, or the bound at the LP's value: a pricing's margin of
+                # 1e-9 of its duals' size can leave the bound a little below it where the duals are large)
+                converged = proven or best_bound >= lp_value - 1e-7 * max(1.0, abs(lp_value))
                 return Generation(best_bound, lp_value, converged, iterations, exact_rounds, stats)
 
 
