@@ -114,18 +114,22 @@ def price_units(
     time_limit: float | None,
     known: Counts | None,
     threshold: float,
+    improving: bool = False,
 ) -> Pricing:
     """Run an exact pricing MILP held by ``h`` (highspy, maximising) whose first columns are one binary
     per unit (item, k), k < demand, ordered x_{i,k} >= x_{i,k+1}: set their costs, the time limit and,
     from ``known`` (counts), a MIP start; solve. A column prices out when its value exceeds
     ``threshold``: the least reduced cost is ``threshold`` minus the MILP's optimum, or minus its dual
-    bound when the time ran out (None when it has none). The best counts found are the column."""
+    bound when the time ran out (None when it has none). The best counts found are the column; with
+    ``improving``, so are the other solutions that improved HiGHS's incumbent on the way and price out
+    (several columns from one MILP)."""
     import highspy
 
     nu = len(units)
     h.changeColsCost(nu, np.arange(nu, dtype=np.int32), unit_costs)
     h.setOptionValue("time_limit", math.inf if time_limit is None else max(0.05, time_limit))
     h.clearSolver()
+    h.setOptionValue("mip_improving_solution_save", improving)
     if known is not None:
         x = np.array([1.0 if k < known[i] else 0.0 for i, k in units])
         h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
@@ -139,12 +143,16 @@ def price_units(
     info = h.getInfo()
     columns: list[Counts] = []
     if info.primal_solution_status == 2:
-        x = h.getSolution().col_value
-        n = [0] * n_items
-        for q, (i, _) in enumerate(units):
-            if x[q] > 0.5:
-                n[i] += 1
-        columns.append(tuple(n))
+        solutions = [h.getSolution().col_value]
+        if improving:  # the last improving solution is the best; the earlier ones, best first
+            solutions += [s.col_value for s in reversed(h.getSavedMipSolutions()) if s.objective > threshold]
+        for x in solutions:
+            n = [0] * n_items
+            for q, (i, _) in enumerate(units):
+                if x[q] > 0.5:
+                    n[i] += 1
+            if tuple(n) not in columns:
+                columns.append(tuple(n))
     status = h.getModelStatus()
     proven = status == highspy.HighsModelStatus.kOptimal
     if proven:

@@ -31,7 +31,8 @@ gain, from the groups of the LP solution and from perturbations of the best grou
 a MILP solved by HiGHS (highspy), one binary per unit x_{A,k} (k < b_A, ordered x_{A,k} >= x_{A,k+1}),
 one y in [0, 1] per unit pair of items joined by an edge (y <= x of both ends), the two capacity rows
 and their RLT cuts (:func:`odrp.core.colgen.add_capacity_products`);
-its dual bound gives the least reduced cost when the time runs out.
+its dual bound gives the least reduced cost when the time runs out. Every solution that improved its
+incumbent on the way and prices out is a column too (HiGHS's saved improving solutions).
 
 Every better placement and bound leaves the run as it is found (:mod:`odrp.core.progress`).
 
@@ -407,7 +408,7 @@ class LatencyPricer:
         costs = np.array([pi[a] for a, _ in units])
         # the MIP start: the best group the heuristic found at these duals
         threshold = self.data.per_group - mu
-        return price_units(h, units, self.m, costs, time_limit, self.best_found.get(t), threshold)
+        return price_units(h, units, self.m, costs, time_limit, self.best_found.get(t), threshold, improving=True)
 
 
 # ---------------------------------------------------------------------------- the method
