@@ -205,7 +205,11 @@ def test_exact_pricing_with_the_rlt_cuts_equals_enumeration(seed):
             best = max(float(pi @ np.array(n)) + pricer.value(n) for n in fitting)
             priced = pricer.exact(t, pi, 0.0, None)
             assert priced.least_reduced_cost == pytest.approx(data.per_group - best, abs=1e-7)
-            assert priced.columns and pricer.fits(t, priced.columns[0])
+            assert priced.columns and all(pricer.fits(t, n) for n in priced.columns)
+            assert float(pi @ np.array(priced.columns[0])) + pricer.value(priced.columns[0]) == pytest.approx(best)
+            assert len(set(priced.columns)) == len(priced.columns)
+            for n in priced.columns[1:]:  # HiGHS's other improving solutions: each one prices out
+                assert float(pi @ np.array(n)) + pricer.value(n) > data.per_group
 
 
 def test_the_start_placement_is_the_first_incumbent():
