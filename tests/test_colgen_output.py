@@ -71,3 +71,36 @@ def test_the_restricted_master_ip_prints_nothing_on_stdout(capfd):
     chosen = master.restricted_ip(5.0)
     assert chosen is not None and [c.counts for c in chosen] == [(1, 1)]
     assert capfd.readouterr().out == ""
+
+
+def test_overlapping_silenced_blocks_in_threads_restore_stdout(capfd):
+    """Two threads pricing at once open overlapping silenced blocks, closing in the order they opened:
+    nothing they print reaches stdout, and stdout is the process's again afterwards (a per-block save
+    and restore would have left /dev/null in its place)."""
+    import threading
+
+    from odrp.core.solvers.run import c_stdout_silenced
+
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with c_stdout_silenced():
+            first_in.set()
+            second_in.wait(5)
+            os.write(1, b"first\n")
+        first_out.set()
+
+    def second():
+        first_in.wait(5)
+        with c_stdout_silenced():
+            second_in.set()
+            first_out.wait(5)
+            os.write(1, b"second\n")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    os.write(1, b"after\n")
+    assert capfd.readouterr().out == "after\n"

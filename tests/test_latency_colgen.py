@@ -150,8 +150,8 @@ def test_time_limit_returns_incumbent_and_bound_in_time():
     """58 operators (the random generator at 30 operations), 8 s: an incumbent, a bound, on time."""
     inst = load(random_topology(seed=1001, operations=30))
     result = run_method(LATENCY, inst, "exact", time_limit=8)
-    # on two cores the column generation races the classes method; on one it runs alone
-    assert result.metrics["method_stats"]["method"] in ("colgen", "colgen and classes, raced")
+    # from colgen_operators on the column generation answers alone, its pricings on the run's threads
+    assert result.metrics["method_stats"]["method"] == "colgen"
     assert result.verified, result.message
     assert result.bound is not None and result.bound <= result.objective
     assert result.runtime_s < 8.8
@@ -287,3 +287,26 @@ def test_a_node_with_large_duals_converges():
     outcome = colgen.solve(inst, LatencySettings(colgen=True, colgen_pairs=False), None, 1e-6)
     assert outcome.stats["branch_closed"]
     assert best - 1e-5 <= outcome.run.bound <= best + 1e-9
+
+
+@pytest.mark.parametrize(("seed", "operators"), [(1, 6), (7, 7)])
+def test_pricing_on_two_threads_proves_the_same_optimum(seed, operators):
+    """The exact pricings of a round on two threads at once (each class its own HiGHS model): the same
+    proven optimum as on one thread, the brute force's, branching on pairs included."""
+    inst = load(tiny(seed, operators=operators, supervisors=3))
+    best, _ = brute_force(inst)
+    for threads in (1, 2):
+        outcome = colgen.solve(inst, LatencySettings(colgen=True), None, 1e-6, threads=threads)
+        assert outcome.stats["pricing_threads"] == threads
+        assert outcome.run.objective == pytest.approx(best, rel=1e-9)
+        assert best - 1e-5 <= outcome.run.bound <= best + 1e-9
+
+
+def test_from_the_column_generations_size_two_threads_price_in_parallel_without_the_race():
+    """From ``colgen_operators`` on, two threads go to the column generation's pricings, not to a race
+    with the classes method (58 operators, 5 s)."""
+    inst = load(random_topology(seed=1001, operations=30))
+    assert inst.n_operators >= LatencySettings().colgen_operators
+    outcome = solve_latency(inst, time_limit=5, threads=2)
+    assert outcome.stats["method"] == "colgen" and outcome.stats["pricing_threads"] == 2
+    assert outcome.run.bound is not None and outcome.run.objective is not None

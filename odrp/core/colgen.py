@@ -64,7 +64,8 @@ import heapq
 import math
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -114,22 +115,21 @@ def price_units(
     time_limit: float | None,
     known: Counts | None,
     threshold: float,
-    improving: bool = False,
 ) -> Pricing:
     """Run an exact pricing MILP held by ``h`` (highspy, maximising) whose first columns are one binary
     per unit (item, k), k < demand, ordered x_{i,k} >= x_{i,k+1}: set their costs, the time limit and,
     from ``known`` (counts), a MIP start; solve. A column prices out when its value exceeds
     ``threshold``: the least reduced cost is ``threshold`` minus the MILP's optimum, or minus its dual
-    bound when the time ran out (None when it has none). The best counts found are the column; with
-    ``improving``, so are the other solutions that improved HiGHS's incumbent on the way and price out
-    (several columns from one MILP)."""
+    bound when the time ran out (None when it has none). The best counts found are the column, and so
+    are the other solutions that improved HiGHS's incumbent on the way and price out (several columns
+    from one MILP)."""
     import highspy
 
     nu = len(units)
     h.changeColsCost(nu, np.arange(nu, dtype=np.int32), unit_costs)
     h.setOptionValue("time_limit", math.inf if time_limit is None else max(0.05, time_limit))
     h.clearSolver()
-    h.setOptionValue("mip_improving_solution_save", improving)
+    h.setOptionValue("mip_improving_solution_save", True)
     if known is not None:
         x = np.array([1.0 if k < known[i] else 0.0 for i, k in units])
         h.setSolution(nu, np.arange(nu, dtype=np.int32), x)
@@ -144,8 +144,8 @@ def price_units(
     columns: list[Counts] = []
     if info.primal_solution_status == 2:
         solutions = [h.getSolution().col_value]
-        if improving:  # the last improving solution is the best; the earlier ones, best first
-            solutions += [s.col_value for s in reversed(h.getSavedMipSolutions()) if s.objective > threshold]
+        # the last improving solution is the best; the earlier ones, best first
+        solutions += [s.col_value for s in reversed(h.getSavedMipSolutions()) if s.objective > threshold]
         for x in solutions:
             n = [0] * n_items
             for q, (i, _) in enumerate(units):
@@ -422,6 +422,49 @@ class GenerationSettings:
     """A column enters when its reduced cost is below -tolerance."""
     max_columns: int = 50_000
     """The generation stops (not converged) once the master holds this many columns (its memory)."""
+    workers: int = 1
+    """The exact pricings of a round run on this many threads at once (each type its own model; highspy
+    releases the GIL while it solves)."""
+
+
+def price_exactly(
+    pricer: Pricer,
+    used: Sequence[int],
+    pi: np.ndarray,
+    mu: np.ndarray,
+    left: Callable[[], float | None],
+    settings: GenerationSettings,
+) -> Iterator[tuple[int, Pricing | None]]:
+    """The exact pricings of one round, type by type in order (None for a type not in ``used``), each
+    within ``settings.exact_time_limit`` and the time ``left()``; it stops at the first type with no
+    time left. With ``settings.workers`` above 1 the pricings run on that many threads at once."""
+    k = len(mu)
+
+    def limit() -> float | None:
+        remaining = left()
+        if settings.exact_time_limit is None:
+            return remaining
+        return settings.exact_time_limit if remaining is None else min(remaining, settings.exact_time_limit)
+
+    def has_time() -> bool:
+        remaining = left()
+        return remaining is None or remaining > 0
+
+    if settings.workers <= 1 or len(used) <= 1:
+        for t in range(k):
+            if t not in used:
+                yield t, None
+                continue
+            if not has_time():
+                return
+            yield t, pricer.exact(t, pi, float(mu[t]), limit())
+        return
+    if not has_time():
+        return
+    with ThreadPoolExecutor(max_workers=settings.workers) as pool:
+        futures = {t: pool.submit(pricer.exact, t, pi, float(mu[t]), limit()) for t in used}
+        for t in range(k):
+            yield t, futures[t].result() if t in futures else None
 
 
 def generate(
@@ -506,17 +549,10 @@ def generate(
         heuristic_added = added
         least: list[float] = []
         proven = True  # every pricing of the round solved to optimality
-        for t in range(master.k):
-            if t not in used:  # no group of type t: its term of L is 0 whatever its reduced cost
+        for t, priced in price_exactly(pricer, used, pi, mu, left, settings):
+            if priced is None:  # no group of type t: its term of L is 0 whatever its reduced cost
                 least.append(0.0)
                 continue
-            remaining = left()
-            if remaining is not None and remaining <= 0:
-                break
-            limit = remaining
-            if settings.exact_time_limit is not None:
-                limit = settings.exact_time_limit if remaining is None else min(remaining, settings.exact_time_limit)
-            priced = pricer.exact(t, pi, float(mu[t]), limit)
             for counts in priced.columns:
                 added += enter(t, counts)
             if priced.least_reduced_cost is None:
@@ -589,8 +625,9 @@ def branch_on_types(
     them all; a node whose bound reaches ``cutoff`` (an incumbent's cost) holds nothing better and is dropped.
 
     ``on_integral``: called with the columns of every node's LP solution that is integral (a solution of
-    the problem); it returns that solution's cost as the caller scores it (the new cutoff where lower), or
-    None.
+    the problem), and of the restricted integer program of every leaf whose LP is not (the columns that
+    keep the node's decisions, :meth:`Master.restricted_ip`); it returns that solution's cost as the
+    caller scores it (the new cutoff where lower), or None.
 
     ``points``: the vectors S that hold every solution the caller needs bounded, each with a lower bound
     of those solutions (latency: the multisets of supervisor classes that cover the demand and that no
@@ -689,6 +726,14 @@ def branch_on_types(
                     push(bound, low, high, (*pairs, (*pair, together)))
             else:  # one vector: a leaf
                 leaves.append(bound)
+                if on_integral is not None and master.integral(values) is None:
+                    # a fractional LP with no pair to split (items of several units): the node's columns
+                    # as an integer program, for a solution
+                    left = None if deadline is None else deadline - time.perf_counter()
+                    chosen = master.restricted_ip(left, done) if left is None or left > 0.05 else None
+                    cost = on_integral(chosen) if chosen else None
+                    if cost is not None and cost < done:
+                        done = cost
             now = global_bound()
             if now > best:
                 best = now

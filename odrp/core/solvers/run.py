@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -90,22 +91,36 @@ def solver_log(enabled: bool = True) -> Iterator[None]:
         _LOG.reset(token)
 
 
+_SILENCE_LOCK = threading.Lock()
+_silenced: dict[str, int] = {"depth": 0, "saved": -1}
+"""How many :func:`c_stdout_silenced` blocks are open, in any thread, and the stdout the first one saved."""
+
+
 @contextlib.contextmanager
 def c_stdout_silenced():
     """Send the C-level stdout to /dev/null (to stderr inside :func:`solver_log`): HiGHS prints some MIP
-    messages there even when silent, which would break ``odrp solve --json`` (one JSON object on stdout)."""
+    messages there even when silent, which would break ``odrp solve --json`` (one JSON object on stdout).
+
+    Blocks may overlap (threads pricing at once, :func:`odrp.core.colgen.generate`): the first to open
+    redirects, the last to close restores."""
     import sys
 
-    sys.stdout.flush()
-    saved = os.dup(1)
-    if log_enabled():
-        os.dup2(2, 1)
-    else:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 1)
+    with _SILENCE_LOCK:
+        if _silenced["depth"] == 0:
+            sys.stdout.flush()
+            _silenced["saved"] = os.dup(1)
+            if log_enabled():
+                os.dup2(2, 1)
+            else:
+                with open(os.devnull, "w") as devnull:
+                    os.dup2(devnull.fileno(), 1)
+        _silenced["depth"] += 1
     try:
         yield
     finally:
-        sys.stdout.flush()  # what Python printed inside goes where the C output went
-        os.dup2(saved, 1)
-        os.close(saved)
+        with _SILENCE_LOCK:
+            _silenced["depth"] -= 1
+            if _silenced["depth"] == 0:
+                sys.stdout.flush()  # what Python printed inside goes where the C output went
+                os.dup2(_silenced["saved"], 1)
+                os.close(_silenced["saved"])

@@ -37,9 +37,12 @@ incumbent on the way and prices out is a column too (HiGHS's saved improving sol
 Every better placement and bound leaves the run as it is found (:mod:`odrp.core.progress`).
 
 **Primal**: the hybrid heuristic's placement (:func:`~odrp.kinds.latency.exact.classes.upper_bound`),
-then the restricted master as an integer program over the generated groups, whose partition gets the
-exact best labelling on the real supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`,
-the latency as the evaluator computes it) and a hill climb (the paper's moves) from there.
+then, after the root's generation and before the branching, dives and the restricted master as an
+integer program over the generated groups, whose partition gets the exact best labelling on the real
+supervisors (:func:`~odrp.kinds.latency.exact.classes.best_labelling`, the latency as the evaluator
+computes it) and a hill climb (the paper's moves) from there; the branching's integral nodes, and the
+restricted programs of its fractional leaves, the same way. A branching that closes with time left and
+a gap gives that time to the primal stage again.
 
 **The box.** With ``colgen_branching``, the LP asks for between the least and the most groups of each
 type that a multiset of :func:`multiset_points` with its bound below the incumbent holds: every better
@@ -408,7 +411,7 @@ class LatencyPricer:
         costs = np.array([pi[a] for a, _ in units])
         # the MIP start: the best group the heuristic found at these duals
         threshold = self.data.per_group - mu
-        return price_units(h, units, self.m, costs, time_limit, self.best_found.get(t), threshold, improving=True)
+        return price_units(h, units, self.m, costs, time_limit, self.best_found.get(t), threshold)
 
 
 # ---------------------------------------------------------------------------- the method
@@ -484,10 +487,11 @@ def solve(
     mip_gap: float,
     warm_start: dict[str, Any] | None = None,
     start_solution: dict[str, Any] | None = None,
+    threads: int = 1,
 ) -> ExactOutcome:
     """The method of the module docstring (HiGHS as the pricing and master solver). ``warm_start`` and
     ``start_solution`` (the run's start heuristics' best placement): the first incumbent where better than
-    the hybrid heuristic's."""
+    the hybrid heuristic's. ``threads``: the exact pricings of the classes run on this many threads at once."""
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     check_model(*estimated_size(inst, settings), "the latency column generation")
@@ -516,13 +520,19 @@ def solve(
                 if v == u:
                     counts[item_of[i]] += 1
             master.add(Column(type_of[u], tuple(counts), pricer.cost(type_of[u], tuple(counts))))
-    stats: dict[str, Any] = {"method": "colgen", "items": len(data.items), "types": len(data.types)}
+    stats: dict[str, Any] = {
+        "method": "colgen",
+        "items": len(data.items),
+        "types": len(data.types),
+        "pricing_threads": max(1, threads),
+    }
     generation_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share)
     bound_by = None if generation_deadline is None else start + (generation_deadline - start) / 2
     generation_settings = GenerationSettings(
         smoothing=settings.colgen_smoothing,
         max_columns=settings.colgen_max_columns,
         exact_time_limit=settings.colgen_exact_seconds,
+        workers=max(1, threads),
     )
 
     def report(value: float) -> None:
@@ -555,14 +565,65 @@ def solve(
             box = [(min(c[t] for c in points), max(c[t] for c in points)) for t in range(master.k)]
             master.set_type_range([lo for lo, _ in box], [hi for _, hi in box])
             stats["multisets"] = len(points)
+
+    def primal(until: float | None) -> None:
+        """Dives (fix the largest column, price heuristically for the rest) until half of the time to
+        ``until``, then the restricted master as an integer program over every column until ``until``."""
+        nonlocal stopped
+        clock = time.perf_counter()
+        dive_until = None if until is None else clock + (until - clock) / 2
+        consider(dive(master, pricer, dive_until), "dive")
+        stats["dive_s"] = round(time.perf_counter() - clock, 3)
+        rng = random.Random(0)
+        dives = 1
+        while dive_until is not None and time.perf_counter() < dive_until:  # more dives, each a little random
+            columns = len(master.columns)
+            consider(dive(master, pricer, dive_until, rng), "dive")
+            dives += 1
+            if len(master.columns) == columns:  # a dive that generated nothing combines known columns: the IP's part
+                break
+        stats["dives"] = dives
+        left = None if until is None else until - time.perf_counter()
+        if left is None or left > 0.05:
+            clock = time.perf_counter()
+            chosen = master.restricted_ip(left, None if incumbent is None else incumbent[0] - data.constant)
+            stats["ip_s"] = round(time.perf_counter() - clock, 3)
+            if left is not None and time.perf_counter() - clock >= left * 0.99:
+                stopped = True
+            if chosen:
+                stats["ip_value"] = sum(c.cost for c in chosen) + data.constant
+            consider(chosen, "restricted_master")
+
+    # the end of the run's search: what is left after it goes to labelling and climbing
+    last = None if deadline is None else deadline - settings.colgen_labelling_seconds
+    stopped = False
     if points == {} and cutoff is not None:  # the classes method's bound of every multiset reaches the incumbent
-        lower, stopped = cutoff, False
+        lower = cutoff
+        primal(last)
     else:
         generation = generate(
             master, pricer, generation_deadline, generation_settings, bound_by=bound_by, on_bound=report
         )
         lower, stopped = generation.bound, not generation.converged
-        if points and generation.converged:
+        stats.update(
+            {
+                "converged": generation.converged,
+                "lp_value": generation.lp_value + data.constant,
+                "iterations": generation.iterations,
+                "exact_rounds": generation.exact_rounds,
+                **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
+            }
+        )
+        stats["columns"] = sum(c is not None for c in master.columns)
+        stats["generation_s"] = round(time.perf_counter() - start, 3)
+        branch = bool(points) and generation.converged
+        # the primal stage: at most the primal share of the limit where the branching follows it
+        if branch and last is not None:
+            primal(min(last, time.perf_counter() + settings.colgen_primal_share * time_limit))
+        else:
+            primal(last)
+        if branch:
+            master.set_type_range(master.type_lower, master.type_upper)  # the box again (the dives reset the rows)
 
             def integral(columns: list[Column]) -> float | None:
                 """A node's integral LP solution: labelled, climbed from, and the incumbent's F as the cutoff."""
@@ -573,9 +634,9 @@ def solve(
                 master,
                 pricer,
                 generation,
-                generation_deadline,
+                last,
                 generation_settings,
-                cutoff,
+                None if incumbent is None else incumbent[0] - data.constant,
                 report,
                 points,
                 branch_pairs=settings.colgen_pairs,
@@ -583,43 +644,10 @@ def solve(
             )
             lower, stopped = max(lower, branching.bound), not branching.closed
             stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
-        stats.update(
-            {
-                "converged": generation.converged,
-                "lp_value": generation.lp_value + data.constant,
-                "iterations": generation.iterations,
-                "exact_rounds": generation.exact_rounds,
-                **{k: round(v, 3) if isinstance(v, float) else v for k, v in generation.stats.items()},
-            }
-        )
+            closing = incumbent is not None and lower + data.constant < incumbent[0]
+            if last is not None and last - time.perf_counter() > 1.0 and closing:
+                primal(last)  # a closed tree with time left and a gap: the primal stage again, on every column
     bound = max(lower + data.constant, simple_bound(inst))
-    stats["columns"] = sum(c is not None for c in master.columns)
-    stats["generation_s"] = round(time.perf_counter() - start, 3)
-    # a dive (fix the largest column, price heuristically for the rest), then the restricted master IP
-    clock = time.perf_counter()
-    dive_deadline = None if time_limit is None else start + time_limit * (1 - settings.colgen_primal_share / 2)
-    consider(dive(master, pricer, dive_deadline), "dive")
-    stats["dive_s"] = round(time.perf_counter() - clock, 3)
-    rng = random.Random(0)
-    dives = 1
-    while deadline is not None and time.perf_counter() < dive_deadline:  # more dives, each a little random
-        columns = len(master.columns)
-        consider(dive(master, pricer, dive_deadline, rng), "dive")
-        dives += 1
-        if len(master.columns) == columns:  # a dive that generated nothing combines known columns: the IP's part
-            break
-    stats["dives"] = dives
-    left = None if deadline is None else deadline - time.perf_counter() - settings.colgen_labelling_seconds
-    if left is None or left > 0.05:
-        cutoff = None if incumbent is None else incumbent[0] - data.constant
-        clock = time.perf_counter()
-        chosen = master.restricted_ip(left, cutoff)
-        stats["ip_s"] = round(time.perf_counter() - clock, 3)
-        if left is not None and time.perf_counter() - clock >= left * 0.99:
-            stopped = True
-        if chosen:
-            stats["ip_value"] = sum(c.cost for c in chosen) + data.constant
-        consider(chosen, "restricted_master")
     runtime = time.perf_counter() - start
     stats["incumbent_from"] = incumbent_from
     if incumbent is None:

@@ -72,8 +72,11 @@ class LatencySettings:
     two and a 53.6% gap on the third, where the column generation returned 33-48% gaps."""
     race_classes: bool = True
     """With two threads or more, race the column generation and the classes method (one process each) wherever
-    both answer ``auto`` (HiGHS, a tie-break latency term, no warm start, neither named by a setting), at every
-    size, and keep the better incumbent and bound. At 58 operators (tuning seeds 1001-1003, 60 s, load 5-9)
+    both answer ``auto`` (HiGHS, a tie-break latency term, no warm start, neither named by a setting), below
+    ``colgen_operators`` operators, and keep the better incumbent and bound. From ``colgen_operators`` on the
+    column generation answers alone, its exact pricings on the run's threads (docs/methods/latency.md: on the
+    tuning seeds 1001-1005 at 58 and 1001-1002 at 82 operators the classes member's bound was 0.49-0.86
+    against the generation's 0.72-1.27, and its incumbent the better on one run of seven). At 58 operators (tuning seeds 1001-1003, 60 s, load 5-9)
     the column generation's bound was the higher on two seeds (0.675 and 0.624 against 0.486 and 0.486),
     the classes method's on the third (0.492 against 0.426); at 38 operators (the same seeds, load 0.4-1.8)
     the classes method alone proved 1001 in 57.2 s and stopped at gaps of 51.1% and 35.7% on 1002 and 1003,
@@ -97,8 +100,9 @@ class LatencySettings:
     colgen_max_columns: int = field(default=50_000, metadata={"ge": 1})
     """Most columns of the master (its memory is checked against the budget at this size)."""
     colgen_primal_share: float = field(default=0.3, metadata={"ge": 0, "le": 1})
-    """Share of the time limit kept for the restricted master's integer program and the hill climb
-    from its placement (the column generation stops at 1 - share of the limit)."""
+    """Share of the time limit for the primal stage (dives, the restricted master's integer program, each
+    partition labelled and climbed from): the root's generation stops at 1 - share of the limit, the
+    primal stage follows it for at most this share, and the branching has the rest."""
     colgen_labelling_seconds: float = field(default=1.0, metadata={"ge": 0})
     """Seconds kept after the restricted master's integer program for labelling and hill climbing."""
     colgen_branching: bool = True

@@ -88,13 +88,14 @@ def solve(
         outcome.stats["formulation"], outcome.stats["model"] = formulation, "textbook"
         return outcome
     cores = threads if threads is not None else len(os.sched_getaffinity(0))
-    if settings.race_classes and cores >= 2 and _both_apply(inst, settings, solver, warm_start):
+    colgen_by_size = inst.n_operators >= settings.colgen_operators
+    if settings.race_classes and cores >= 2 and not colgen_by_size and _both_apply(inst, settings, solver, warm_start):
         # a model over the budget is refused here, before the members take their parts of it
         check_model(*colgen.estimated_size(inst, settings), "the latency column generation")
         check_model(*estimated_size(inst, settings), "the latency MILP")
         return _colgen_and_classes(inst, settings, solver, time_limit, mip_gap, incumbent)
     if use_colgen(inst, settings, solver, warm_start):
-        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start, incumbent)
+        return colgen.solve(inst, settings, time_limit, mip_gap, warm_start, incumbent, threads=cores)
     check_model(*estimated_size(inst, settings), "the latency MILP")
     by_classes = settings.classes
     if by_classes is None:  # a warm start is a solver's MIP start in the one model, an incumbent there
