@@ -76,9 +76,10 @@ class LatencySettings:
     ``colgen_operators`` operators, and keep the better incumbent and bound. From ``colgen_operators`` on the
     column generation answers alone, its exact pricings on the run's threads (docs/methods/latency.md: on the
     tuning seeds 1001-1005 at 58 and 1001-1002 at 82 operators the classes member's bound was 0.49-0.86
-    against the generation's 0.72-1.27, and its incumbent the better on one run of seven). At 58 operators (tuning seeds 1001-1003, 60 s, load 5-9)
-    the column generation's bound was the higher on two seeds (0.675 and 0.624 against 0.486 and 0.486),
-    the classes method's on the third (0.492 against 0.426); at 38 operators (the same seeds, load 0.4-1.8)
+    against the generation's 0.72-1.27, and its incumbent the better on one run of seven). Earlier, racing at
+    every size: at 58 operators (tuning seeds 1001-1003, 60 s, load 5-9) the column generation's bound was
+    the higher on two seeds (0.675 and 0.624 against 0.486 and 0.486), the classes method's on the third
+    (0.492 against 0.426); at 38 operators (the same seeds, load 0.4-1.8)
     the classes method alone proved 1001 in 57.2 s and stopped at gaps of 51.1% and 35.7% on 1002 and 1003,
     the race proved 1001 in 57.9 s and stopped at 1.2% and 5.2% (the set-partitioning bound; those two were
     run before the dives stopped early, which changes no bound of the generation)."""
