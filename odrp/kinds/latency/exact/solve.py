@@ -5,8 +5,9 @@ is. ``auto``, the default, solves that MILP too when it is small (at most ``text
 nonzeros by its closed-form size, unless the setting ``classes`` names a method or a warm start is
 given). Where both the column generation (:mod:`odrp.kinds.latency.exact.colgen`) and the classes
 method answer (HiGHS, a tie-break latency term, no warm start, neither named by a setting), a run of
-two threads or more races them (``race_classes``); on one thread, from ``colgen_operators`` operators
-on it answers by column generation (the setting ``colgen`` overrides the choice). Otherwise it answers
+two threads or more races them below ``colgen_operators`` operators (``race_classes``); from
+``colgen_operators`` operators on it answers by column generation, its exact pricings on the run's
+threads (the setting ``colgen`` overrides the choice). Otherwise it answers
 by supervisor classes (:mod:`odrp.kinds.latency.exact.classes`) when the setting ``classes`` asks for it, or, left at
 None, when the latency term is a tie-break (:func:`~odrp.kinds.latency.exact.classes.latency_is_tie_break`)
 and no warm start is given; when a partition has too many labellings for that method it falls back
@@ -60,8 +61,10 @@ def solve(
     """The proven optimal placement (or the best found within ``time_limit``, with a bound).
 
     ``threads``: with two or more (None: this machine's cores), the column generation races the classes
-    method wherever both apply, at every size (one process each, :mod:`odrp.core.race`), and the answer is
-    the better incumbent with the better bound of the two (:func:`odrp.core.exact.best_outcome`).
+    method wherever both apply below ``colgen_operators`` operators (one process each, :mod:`odrp.core.race`),
+    and the answer is the better incumbent with the better bound of the two
+    (:func:`odrp.core.exact.best_outcome`); from ``colgen_operators`` on, the column generation prices its
+    classes on that many threads at once.
 
     ``warm_start``: a feasible solution JSON, handed to the one MILP's solver as a MIP start
     (:func:`~odrp.kinds.latency.exact.model.set_start`), or the classes method's first incumbent.
