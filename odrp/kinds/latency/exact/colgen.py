@@ -557,7 +557,11 @@ def solve(
             incumbent, incumbent_from = (score, p), source
             progress.incumbent(solution_json(inst, p), f"column generation ({source})")
 
-    cutoff = None if incumbent is None else incumbent[0] - data.constant
+    def incumbent_cost() -> float | None:
+        """The incumbent's score less F's constant: its cost in the master's terms (a cutoff)."""
+        return None if incumbent is None else incumbent[0] - data.constant
+
+    cutoff = incumbent_cost()
     points = None
     if settings.colgen_branching:  # the multisets where a better placement may lie, and their box
         points = {c: b for c, b in multiset_points(inst, data).items() if cutoff is None or b < cutoff}
@@ -586,7 +590,7 @@ def solve(
         left = None if until is None else until - time.perf_counter()
         if left is None or left > 0.05:
             clock = time.perf_counter()
-            chosen = master.restricted_ip(left, None if incumbent is None else incumbent[0] - data.constant)
+            chosen = master.restricted_ip(left, incumbent_cost())
             stats["ip_s"] = round(time.perf_counter() - clock, 3)
             if left is not None and time.perf_counter() - clock >= left * 0.99:
                 stopped = True
@@ -628,7 +632,7 @@ def solve(
             def integral(columns: list[Column]) -> float | None:
                 """A node's integral LP solution: labelled, climbed from, and the incumbent's F as the cutoff."""
                 consider(columns, "branching")
-                return None if incumbent is None else incumbent[0] - data.constant
+                return incumbent_cost()
 
             branching = branch_on_types(
                 master,
@@ -636,7 +640,7 @@ def solve(
                 generation,
                 last,
                 generation_settings,
-                None if incumbent is None else incumbent[0] - data.constant,
+                incumbent_cost(),
                 report,
                 points,
                 branch_pairs=settings.colgen_pairs,
@@ -644,8 +648,8 @@ def solve(
             )
             lower, stopped = max(lower, branching.bound), not branching.closed
             stats.update({"branch_nodes": branching.nodes, "branch_closed": branching.closed})
-            closing = incumbent is not None and lower + data.constant < incumbent[0]
-            if last is not None and last - time.perf_counter() > 1.0 and closing:
+            gap_left = incumbent is not None and lower + data.constant < incumbent[0]
+            if branching.closed and gap_left and last is not None and last - time.perf_counter() > 1.0:
                 primal(last)  # a closed tree with time left and a gap: the primal stage again, on every column
     bound = max(lower + data.constant, simple_bound(inst))
     runtime = time.perf_counter() - start
