@@ -332,8 +332,10 @@ class Master:
             for j, column in enumerate(self.columns)
             if column is not None and not pairs_allow(self.demands, self.pairs, column.counts)
         }
-        for j, upper in [(j, 0.0) for j in blocked - self._blocked] + [(j, math.inf) for j in self._blocked - blocked]:
-            self.h.changeColBounds(j, 0.0, self.highspy.kHighsInf if upper == math.inf else 0.0)
+        for j in blocked - self._blocked:
+            self.h.changeColBounds(j, 0.0, 0.0)
+        for j in self._blocked - blocked:
+            self.h.changeColBounds(j, 0.0, self.highspy.kHighsInf)
         self._blocked = blocked
 
     def fractional_pair(self, values: np.ndarray, tolerance: float = 1e-6) -> tuple[int, int] | None:
